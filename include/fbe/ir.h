@@ -1,0 +1,261 @@
+/* The resolved, immutable intermediate representation of a set of FBE packages.
+ *
+ * This is the single source of truth every backend consumes: the interpreter, the
+ * LLVM JIT/AOT, the static C backend and the header generator. Wire layouts
+ * (standard and final model) and the C host layout of every type are computed in
+ * ir/ when the schema is loaded and are never re-derived elsewhere.
+ *
+ * Everything is owned by the fbe_schema it came from and lives until
+ * fbe_schema_free(). All pointers are const: backends only read. */
+#ifndef FBE_IR_H
+#define FBE_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fbe/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fbe_ir_type fbe_ir_type;
+typedef struct fbe_ir_enum fbe_ir_enum;
+typedef struct fbe_ir_flags fbe_ir_flags;
+typedef struct fbe_ir_struct fbe_ir_struct;
+typedef struct fbe_ir_field fbe_ir_field;
+typedef struct fbe_ir_package fbe_ir_package;
+
+/* One X-macro table: kind, schema spelling, standard inline size (0 = computed). */
+#define FBE_IR_KINDS(X)                        \
+    X(BOOL, "bool", 1)                         \
+    X(BYTE, "byte", 1)                         \
+    X(CHAR, "char", 1)                         \
+    X(WCHAR, "wchar", 4)                       \
+    X(INT8, "int8", 1)                         \
+    X(UINT8, "uint8", 1)                       \
+    X(INT16, "int16", 2)                       \
+    X(UINT16, "uint16", 2)                     \
+    X(INT32, "int32", 4)                       \
+    X(UINT32, "uint32", 4)                     \
+    X(INT64, "int64", 8)                       \
+    X(UINT64, "uint64", 8)                     \
+    X(FLOAT, "float", 4)                       \
+    X(DOUBLE, "double", 8)                     \
+    X(DECIMAL, "decimal", 16)                  \
+    X(TIMESTAMP, "timestamp", 8)               \
+    X(UUID, "uuid", 16)                        \
+    X(STRING, "string", 4)                     \
+    X(BYTES, "bytes", 4)                       \
+    X(ENUM, "enum", 0)                         \
+    X(FLAGS, "flags", 0)                       \
+    X(STRUCT, "struct", 4)                     \
+    X(OPTIONAL, "optional", 5)                 \
+    X(ARRAY, "array", 0)                       \
+    X(VECTOR, "vector", 4)                     \
+    X(LIST, "list", 4)                         \
+    X(SET, "set", 4)                           \
+    X(MAP, "map", 4)                           \
+    X(HASH, "hash", 4)
+
+typedef enum fbe_ir_kind {
+#define FBE_IR_KIND_ENUM_(k, s, n) FBE_IR_##k,
+    FBE_IR_KINDS(FBE_IR_KIND_ENUM_)
+#undef FBE_IR_KIND_ENUM_
+    FBE_IR_KIND_COUNT
+} fbe_ir_kind;
+
+/* "bool", "vector", ... */
+const char *fbe_ir_kind_name(fbe_ir_kind kind);
+
+/* Kinds whose value is a plain integer (enums and flags by their base). */
+bool fbe_ir_kind_is_integer(fbe_ir_kind kind);
+bool fbe_ir_kind_is_signed(fbe_ir_kind kind);
+
+/* A type as used by a field. Types form a tree: an optional, array or collection
+ * points to its element type (and a map/hash to its key type). Identical types may
+ * or may not share a node; compare structurally, never by pointer. */
+struct fbe_ir_type {
+    fbe_ir_kind kind;
+    const fbe_ir_type *elem;        /* OPTIONAL: inner; ARRAY..HASH: element / value */
+    const fbe_ir_type *key;         /* MAP, HASH: key type */
+    uint32_t array_len;             /* ARRAY: N */
+    const fbe_ir_enum *enum_type;   /* ENUM */
+    const fbe_ir_flags *flags_type; /* FLAGS */
+    const fbe_ir_struct *struct_type; /* STRUCT */
+
+    /* Standard model: bytes occupied inside the parent (offset, 5-byte optional
+     * header, N inline elements, scalar value). */
+    uint32_t std_inline_size;
+
+    /* Final model: if final_fixed, every value takes exactly final_size bytes. */
+    bool final_fixed;
+    uint32_t final_size;
+
+    /* C host layout. */
+    uint32_t host_size;
+    uint32_t host_align;
+    /* OPTIONAL of a non-struct: {bool has_value; T value;} with value here.
+     * OPTIONAL of a struct is a pointer (NULL = absent) and this is 0. */
+    uint32_t host_value_offset;
+    /* MAP, HASH: entries are {K key; V value;}, key at 0. */
+    uint32_t host_entry_value_offset;
+    uint32_t host_entry_size;
+    /* VECTOR, LIST, SET: the element stride is elem->host_size. */
+};
+
+/* Schema spelling of a type ("int32?", "proto.Order[]", "string<int32>"), truncated
+ * to fit `size` bytes. */
+void fbe_ir_type_spelling(const fbe_ir_type *type, char *buf, size_t size);
+
+/* A typed constant: schema defaults and enum/flags values. */
+typedef enum fbe_ir_value_kind {
+    FBE_IR_VALUE_NONE,     /* no default: zero / empty / absent / struct init */
+    FBE_IR_VALUE_NULL,     /* optional explicitly absent */
+    FBE_IR_VALUE_BOOL,
+    FBE_IR_VALUE_INT,      /* integers, char, wchar, enums, flags, timestamp: u64 bits */
+    FBE_IR_VALUE_FLOAT,    /* float (as double) and double */
+    FBE_IR_VALUE_DECIMAL,  /* already converted with the reference algorithm */
+    FBE_IR_VALUE_STRING,
+    FBE_IR_VALUE_UUID,     /* a fixed uuid (uuid0 or a literal) */
+    FBE_IR_VALUE_UUID1,    /* fresh time-based uuid each time it is applied */
+    FBE_IR_VALUE_UUID4,    /* fresh random uuid each time it is applied */
+    FBE_IR_VALUE_UTC       /* current time each time it is applied */
+} fbe_ir_value_kind;
+
+typedef struct fbe_ir_value {
+    fbe_ir_value_kind kind;
+    bool b;
+    uint64_t u;        /* INT: the value cast to the target type, as u64 bits
+                          (sign-extended for signed types) */
+    double d;
+    fbe_decimal dec;
+    fbe_string str;    /* STRING: decoded bytes (escapes applied), NUL-terminated */
+    fbe_uuid uuid;
+} fbe_ir_value;
+
+typedef struct fbe_ir_source_loc {
+    const char *file;
+    uint32_t line;
+    uint32_t col;
+} fbe_ir_source_loc;
+
+typedef struct fbe_ir_enum_value {
+    const char *name;
+    uint64_t value; /* cast to the base type, sign-extended if signed */
+    bool deprecated;
+    bool hidden;
+} fbe_ir_enum_value;
+
+struct fbe_ir_enum {
+    const char *name;      /* "OrderSide" */
+    const char *full_name; /* "proto.OrderSide" */
+    const char *c_name;    /* "proto_OrderSide" */
+    const fbe_ir_package *package;
+    fbe_ir_kind base;      /* integer kind (BYTE, CHAR, WCHAR, INT8 .. UINT64) */
+    const fbe_ir_enum_value *values;
+    size_t value_count;
+    bool deprecated;
+    bool hidden;
+    fbe_ir_source_loc loc;
+};
+
+struct fbe_ir_flags {
+    const char *name;
+    const char *full_name;
+    const char *c_name;
+    const fbe_ir_package *package;
+    fbe_ir_kind base;
+    const fbe_ir_enum_value *values;
+    size_t value_count;
+    bool deprecated;
+    bool hidden;
+    fbe_ir_source_loc loc;
+};
+
+struct fbe_ir_field {
+    const char *name;          /* as in the schema */
+    const char *c_name;        /* C identifier (C keywords get a trailing '_') */
+    const fbe_ir_type *type;
+    const fbe_ir_struct *owner; /* the struct (maybe a base) that declares it */
+    uint32_t index;            /* position in the flattened field list */
+
+    uint32_t std_offset;       /* from the struct body start (header included: >= 8) */
+    uint32_t host_offset;      /* from the start of the outermost host struct */
+
+    bool is_key;               /* [key] or [id] */
+    bool is_id;                /* declared as `T [id]` */
+    bool hidden;
+    bool deprecated;
+    bool is_reset_flag;        /* the bool added after a `T~ name` field */
+    fbe_ir_value default_value;
+    fbe_ir_source_loc loc;
+};
+
+typedef struct fbe_ir_reject {
+    const fbe_ir_struct *type;
+    bool global; /* written `*X`: offered to imported packages' clients first */
+} fbe_ir_reject;
+
+struct fbe_ir_struct {
+    const char *name;
+    const char *full_name;
+    const char *c_name;
+    const fbe_ir_package *package;
+    bool is_message;
+    bool deprecated;
+    bool hidden;
+
+    /* Type number written in the header (schema-language.md 4.5), after the package
+     * offset and (base) resolution. declared_number/number_fixed keep the source. */
+    uint32_t type_number;
+    uint32_t declared_number;
+    bool number_fixed;
+
+    const fbe_ir_struct *base;
+    /* Flattened wire order: the base chain's fields first, then this level's. */
+    const fbe_ir_field *fields;
+    size_t field_count;
+    size_t own_field_start; /* fields[own_field_start..] are declared here */
+
+    /* Standard model body: 8 header bytes + every field's inline part. */
+    uint32_t std_body_size;
+    /* Final model: fixed only if every field is fixed. */
+    bool final_fixed;
+    uint32_t final_size;
+
+    /* C host layout. A derived struct embeds its base as the first member `base`. */
+    uint32_t host_size;
+    uint32_t host_align;
+
+    /* Protocol annotations (messages only). */
+    bool is_request;
+    const fbe_ir_struct *response;
+    const fbe_ir_reject *rejects;
+    size_t reject_count;
+
+    fbe_ir_source_loc loc;
+};
+
+struct fbe_ir_package {
+    const char *name;
+    const char *domain;         /* NULL if absent */
+    uint32_t offset;
+    uint32_t version_major, version_minor;
+    const char *path;           /* file it was loaded from */
+    const fbe_ir_package *const *imports; /* direct imports, in order */
+    size_t import_count;
+    const fbe_ir_enum *const *enums;
+    size_t enum_count;
+    const fbe_ir_flags *const *flags;
+    size_t flags_count;
+    const fbe_ir_struct *const *structs; /* structs and messages, source order */
+    size_t struct_count;
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

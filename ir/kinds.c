@@ -1,0 +1,58 @@
+#include "fbe/ir.h"
+
+#include <stdio.h>
+
+const char *fbe_ir_kind_name(fbe_ir_kind kind)
+{
+    static const char *const names[] = {
+#define FBE_IR_KIND_NAME_(k, s, n) s,
+        FBE_IR_KINDS(FBE_IR_KIND_NAME_)
+#undef FBE_IR_KIND_NAME_
+    };
+    return (unsigned)kind < FBE_IR_KIND_COUNT ? names[kind] : "?";
+}
+
+bool fbe_ir_kind_is_integer(fbe_ir_kind kind)
+{
+    switch (kind) {
+    case FBE_IR_BYTE: case FBE_IR_CHAR: case FBE_IR_WCHAR:
+    case FBE_IR_INT8: case FBE_IR_UINT8: case FBE_IR_INT16: case FBE_IR_UINT16:
+    case FBE_IR_INT32: case FBE_IR_UINT32: case FBE_IR_INT64: case FBE_IR_UINT64:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool fbe_ir_kind_is_signed(fbe_ir_kind kind)
+{
+    return kind == FBE_IR_INT8 || kind == FBE_IR_INT16 || kind == FBE_IR_INT32 ||
+           kind == FBE_IR_INT64;
+}
+
+void fbe_ir_type_spelling(const fbe_ir_type *t, char *buf, size_t size)
+{
+    switch (t->kind) {
+    case FBE_IR_ENUM: snprintf(buf, size, "%s", t->enum_type->full_name); return;
+    case FBE_IR_FLAGS: snprintf(buf, size, "%s", t->flags_type->full_name); return;
+    case FBE_IR_STRUCT: snprintf(buf, size, "%s", t->struct_type->full_name); return;
+    default: break;
+    }
+    if (!t->elem) {
+        snprintf(buf, size, "%s", fbe_ir_kind_name(t->kind));
+        return;
+    }
+    char inner[256], key[256] = "";
+    fbe_ir_type_spelling(t->elem, inner, sizeof inner);
+    if (t->key)
+        fbe_ir_type_spelling(t->key, key, sizeof key);
+    switch (t->kind) {
+    case FBE_IR_OPTIONAL: snprintf(buf, size, "%s?", inner); break;
+    case FBE_IR_ARRAY: snprintf(buf, size, "%s[%u]", inner, t->array_len); break;
+    case FBE_IR_VECTOR: snprintf(buf, size, "%s[]", inner); break;
+    case FBE_IR_LIST: snprintf(buf, size, "%s()", inner); break;
+    case FBE_IR_SET: snprintf(buf, size, "%s!", inner); break;
+    case FBE_IR_MAP: snprintf(buf, size, "%s<%s>", inner, key); break;
+    default: snprintf(buf, size, "%s{%s}", inner, key); break;
+    }
+}

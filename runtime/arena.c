@@ -1,0 +1,151 @@
+#include "fbe/arena.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { ARENA_ALIGN = 16, ARENA_FIRST_CHUNK = 4096, ARENA_MAX_CHUNK = 1 << 20 };
+
+struct fbe_arena_chunk {
+    fbe_arena_chunk *next;
+    size_t size;
+    /* Keeps the payload 16-byte aligned whatever the pointer size. */
+    _Alignas(16) char data[];
+};
+
+static void *default_alloc(void *ctx, void *ptr, size_t size)
+{
+    (void)ctx;
+    if (size == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return realloc(ptr, size);
+}
+
+void fbe_arena_init(fbe_arena *arena, fbe_alloc_fn alloc, void *alloc_ctx)
+{
+    memset(arena, 0, sizeof *arena);
+    arena->chunk_size = ARENA_FIRST_CHUNK;
+    arena->alloc = alloc ? alloc : default_alloc;
+    arena->alloc_ctx = alloc_ctx;
+}
+
+static int add_chunk(fbe_arena *arena, size_t min_size)
+{
+    size_t size = arena->chunk_size;
+    if (size < min_size)
+        size = min_size;
+    if (size > SIZE_MAX - sizeof(fbe_arena_chunk))
+        return 0;
+    size_t bytes = sizeof(fbe_arena_chunk) + size;
+    if (arena->limit && (bytes > arena->limit || arena->total > arena->limit - bytes))
+        return 0;
+    fbe_arena_chunk *chunk = arena->alloc(arena->alloc_ctx, NULL, bytes);
+    if (!chunk)
+        return 0;
+    chunk->size = size;
+    chunk->next = arena->head;
+    arena->head = chunk;
+    arena->ptr = chunk->data;
+    arena->end = chunk->data + size;
+    arena->total += bytes;
+    if (arena->chunk_size < ARENA_MAX_CHUNK)
+        arena->chunk_size *= 2;
+    return 1;
+}
+
+void *fbe_arena_alloc(fbe_arena *arena, size_t size)
+{
+    if (size == 0)
+        size = 1;
+    if (size > SIZE_MAX - ARENA_ALIGN)
+        return NULL;
+    size_t rounded = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+    /* Test head first: before the first chunk ptr and end are both NULL, and
+     * subtracting null pointers is undefined behaviour. */
+    if (!arena->head || (size_t)(arena->end - arena->ptr) < rounded) {
+        if (!add_chunk(arena, rounded))
+            return NULL;
+    }
+    void *p = arena->ptr;
+    arena->ptr += rounded;
+    return p;
+}
+
+void *fbe_arena_zalloc(fbe_arena *arena, size_t size)
+{
+    void *p = fbe_arena_alloc(arena, size);
+    if (p)
+        memset(p, 0, size);
+    return p;
+}
+
+char *fbe_arena_strndup(fbe_arena *arena, const char *s, size_t len)
+{
+    if (len == SIZE_MAX)
+        return NULL;
+    char *p = fbe_arena_alloc(arena, len + 1);
+    if (!p)
+        return NULL;
+    if (len)
+        memcpy(p, s, len);
+    p[len] = '\0';
+    return p;
+}
+
+char *fbe_arena_strdup(fbe_arena *arena, const char *s)
+{
+    return fbe_arena_strndup(arena, s, strlen(s));
+}
+
+char *fbe_arena_printf(fbe_arena *arena, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    char *p = fbe_arena_alloc(arena, (size_t)n + 1);
+    if (!p)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+void fbe_arena_reset(fbe_arena *arena)
+{
+    fbe_arena_chunk *keep = NULL;
+    fbe_arena_chunk *c = arena->head;
+    while (c) {
+        fbe_arena_chunk *next = c->next;
+        if (!next) {
+            keep = c;
+        } else {
+            arena->total -= sizeof(fbe_arena_chunk) + c->size;
+            arena->alloc(arena->alloc_ctx, c, 0);
+        }
+        c = next;
+    }
+    arena->head = keep;
+    arena->ptr = keep ? keep->data : NULL;
+    arena->end = keep ? keep->data + keep->size : NULL;
+}
+
+void fbe_arena_free(fbe_arena *arena)
+{
+    fbe_arena_chunk *c = arena->head;
+    while (c) {
+        fbe_arena_chunk *next = c->next;
+        arena->alloc(arena->alloc_ctx, c, 0);
+        c = next;
+    }
+    arena->head = NULL;
+    arena->ptr = arena->end = NULL;
+    arena->total = 0;
+}

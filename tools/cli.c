@@ -1,0 +1,122 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static bool usage_error(const char *cmd, const char *msg, const char *arg)
+{
+    fprintf(stderr, "fbec %s: %s%s%s\n", cmd, msg, arg ? " " : "", arg ? arg : "");
+    fprintf(stderr, "run 'fbec %s --help' for usage\n", cmd);
+    return false;
+}
+
+/* Accepts "-I DIR", "-IDIR", "--opt VALUE" and "--opt=VALUE". */
+static const char *option_value(int argc, char **argv, int *i, const char *arg,
+                                const char *name)
+{
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0)
+        return NULL;
+    if (arg[n] == '\0')
+        return *i + 1 < argc ? argv[++*i] : "";
+    if (arg[n] == '=' && name[1] == '-')
+        return arg + n + 1;
+    if (name[1] != '-')
+        return arg + n;
+    return NULL;
+}
+
+bool fbec_parse_args(const char *cmd, int argc, char **argv, fbec_args *args)
+{
+    memset(args, 0, sizeof *args);
+    bool only_inputs = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *v;
+        if (only_inputs || arg[0] != '-' || strcmp(arg, "-") == 0) {
+            if (args->input_count == FBEC_MAX_INPUTS)
+                return usage_error(cmd, "too many inputs", NULL);
+            args->inputs[args->input_count++] = arg;
+        } else if (strcmp(arg, "--") == 0) {
+            only_inputs = true;
+        } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            args->help = true;
+        } else if ((v = option_value(argc, argv, &i, arg, "-I"))) {
+            if (!*v)
+                return usage_error(cmd, "missing directory after", "-I");
+            if (args->include_count == FBEC_MAX_INCLUDES)
+                return usage_error(cmd, "too many -I directories", NULL);
+            args->includes[args->include_count++] = v;
+        } else if ((v = option_value(argc, argv, &i, arg, "-o"))) {
+            if (!*v)
+                return usage_error(cmd, "missing file after", "-o");
+            args->output = v;
+        } else if ((v = option_value(argc, argv, &i, arg, "--schema"))) {
+            if (!*v)
+                return usage_error(cmd, "missing file after", "--schema");
+            args->schema = v;
+        } else if ((v = option_value(argc, argv, &i, arg, "--type"))) {
+            if (!*v)
+                return usage_error(cmd, "missing type after", "--type");
+            args->type = v;
+        } else if (strcmp(arg, "--final") == 0) {
+            args->final = true;
+        } else if ((v = option_value(argc, argv, &i, arg, "--from"))) {
+            if (!*v)
+                return usage_error(cmd, "missing model after", "--from");
+            args->from = v;
+        } else if ((v = option_value(argc, argv, &i, arg, "--to"))) {
+            if (!*v)
+                return usage_error(cmd, "missing model after", "--to");
+            args->to = v;
+        } else if ((v = option_value(argc, argv, &i, arg, "--format"))) {
+            if (!*v)
+                return usage_error(cmd, "missing format after", "--format");
+            args->format = v;
+        } else if ((v = option_value(argc, argv, &i, arg, "--backend"))) {
+            if (!*v)
+                return usage_error(cmd, "missing name after", "--backend");
+            args->backend = v;
+        } else {
+            return usage_error(cmd, "unknown option", arg);
+        }
+    }
+    return true;
+}
+
+fbe_schema *fbec_load(const fbec_args *args, const char *path)
+{
+    fbe_schema_options opts = {
+        .include_dirs = args->includes,
+        .include_dir_count = args->include_count,
+    };
+    unsigned errors = 0;
+    fbe_schema *schema = fbe_schema_load(path, &opts, &errors);
+    if (!schema)
+        fprintf(stderr, "%u error%s generated.\n", errors, errors == 1 ? "" : "s");
+    return schema;
+}
+
+FILE *fbec_open_output(const char *cmd, const fbec_args *args)
+{
+    if (!args->output || strcmp(args->output, "-") == 0)
+        return stdout;
+    FILE *f = fopen(args->output, "w");
+    if (!f)
+        fprintf(stderr, "fbec %s: cannot open '%s': %s\n", cmd, args->output, strerror(errno));
+    return f;
+}
+
+bool fbec_close_output(const char *cmd, const fbec_args *args, FILE *out)
+{
+    bool ok = !ferror(out);
+    if (out == stdout)
+        ok = fflush(out) == 0 && ok;
+    else
+        ok = fclose(out) == 0 && ok;
+    if (!ok)
+        fprintf(stderr, "fbec %s: error writing '%s'\n", cmd,
+                args->output ? args->output : "<stdout>");
+    return ok;
+}

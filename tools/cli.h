@@ -1,0 +1,53 @@
+/* Shared command-line conventions of the fbec subcommands:
+ *   -I DIR (repeatable), --schema FILE, --type pkg.Type, -o FILE, -h/--help;
+ *   the codec commands (verify, decode, convert) add --final, --from MODEL,
+ *   --to MODEL, --format FMT and --backend NAME.
+ * Exit codes: 0 success, 1 schema/data error, 2 usage error. */
+#ifndef FBE_TOOLS_CLI_H
+#define FBE_TOOLS_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fbe/schema.h"
+
+enum { FBEC_OK = 0, FBEC_FAIL = 1, FBEC_USAGE = 2 };
+
+#define FBEC_MAX_INCLUDES 64
+#define FBEC_MAX_INPUTS 64
+
+typedef struct fbec_args {
+    const char *includes[FBEC_MAX_INCLUDES];
+    size_t include_count;
+    const char *inputs[FBEC_MAX_INPUTS]; /* positional arguments */
+    size_t input_count;
+    const char *schema;  /* --schema */
+    const char *type;    /* --type */
+    const char *output;  /* -o; NULL = stdout */
+    bool help;
+    bool final;          /* --final: the input is in the final model */
+    const char *from;    /* --from standard|final (as given; checked by the command) */
+    const char *to;      /* --to standard|final */
+    const char *format;  /* --format text|json */
+    const char *backend; /* --backend interp|jit|auto */
+} fbec_args;
+
+/* Parses argv[1..] of a subcommand. On a usage error prints
+ * "fbec CMD: message" and a hint to stderr and returns false. */
+bool fbec_parse_args(const char *cmd, int argc, char **argv, fbec_args *args);
+
+/* Loads a schema with the -I directories; diagnostics go to stderr. */
+fbe_schema *fbec_load(const fbec_args *args, const char *path);
+
+/* Opens args->output for writing (stdout when NULL). Prints an error and returns
+ * NULL on failure. fbec_close_output reports write errors and returns false. */
+#include <stdio.h>
+FILE *fbec_open_output(const char *cmd, const fbec_args *args);
+bool fbec_close_output(const char *cmd, const fbec_args *args, FILE *out);
+
+/* Subcommands: int cmd_X(int argc, char **argv) where argv[0] is the subcommand. */
+int cmd_check(int argc, char **argv);
+int cmd_ir(int argc, char **argv);
+int cmd_header(int argc, char **argv);
+
+#endif

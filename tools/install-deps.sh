@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian packages fbe-c is built with. Silent when everything is
+# already installed; otherwise installs what is missing with apt-get (as root, or
+# through sudo), or says exactly what to install when it cannot.
+set -euo pipefail
+
+packages=(
+  cmake make gcc g++ clang-19   # compilers: C11 library, C++ only for Google Benchmark
+  llvm-19-dev                   # the JIT and AOT backends (LLVM C API)
+  flex bison                    # the .fbe scanner and parser
+  libcmocka-dev                 # unit tests
+  libbenchmark-dev              # perf/
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "install-deps: this is not a Debian system; install these packages by hand: ${missing[*]}" >&2
+  exit 1
+fi
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    sudo=(sudo)
+  else
+    echo "install-deps: missing packages: ${missing[*]}" >&2
+    echo "install-deps: run 'make deps' as root, or: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
