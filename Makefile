@@ -1,11 +1,12 @@
 # Thin wrapper around CMake: the README's two commands.
 #   make demo   install missing packages, build in build/, run the demo
 #   make test   same, then run every test, plainly and under ASan + UBSan
+#   make bench  build with Release flags in build/release and run the benchmarks
 MAKEFLAGS += --no-print-directory
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build build-sanitize demo test clean
+.PHONY: all deps build build-sanitize demo test bench clean
 
 all: build
 
@@ -21,11 +22,12 @@ build-sanitize: deps
 	@cmake --build $(BUILD)/sanitize -j $(JOBS)
 
 demo: build
-	@echo "== fbec ir examples/proto.fbe =="
+	@echo "== fbec check examples/proto.fbe && fbec ir examples/proto.fbe =="
+	@$(BUILD)/fbec check examples/proto.fbe
 	@$(BUILD)/fbec ir examples/proto.fbe
 	@echo
-	@echo "== fbec header examples/proto.fbe =="
-	@$(BUILD)/fbec header examples/proto.fbe
+	@echo "== the README account: build/demo examples/proto.fbe =="
+	@$(BUILD)/demo examples/proto.fbe
 
 test: build build-sanitize
 	@echo "== tests =="
@@ -33,6 +35,11 @@ test: build build-sanitize
 	@echo "== tests under AddressSanitizer + UndefinedBehaviorSanitizer =="
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(BUILD)/sanitize --output-on-failure
+
+bench: deps
+	@cmake -S . -B $(BUILD)/release -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BUILD)/release -j $(JOBS) --target bench_interp fbe-op
+	@$(BUILD)/release/perf/bench_interp
 
 clean:
 	@rm -rf $(BUILD)

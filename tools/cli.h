@@ -49,5 +49,8 @@ bool fbec_close_output(const char *cmd, const fbec_args *args, FILE *out);
 int cmd_check(int argc, char **argv);
 int cmd_ir(int argc, char **argv);
 int cmd_header(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_decode(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 #endif

@@ -15,6 +15,9 @@ static const command commands[] = {
     {"check", cmd_check, "parse and check schemas, report every error"},
     {"ir", cmd_ir, "print the resolved IR: type numbers, layouts, defaults"},
     {"header", cmd_header, "generate the C header of a schema's package"},
+    {"verify", cmd_verify, "check that a binary frame is safe to decode"},
+    {"decode", cmd_decode, "print a binary frame as text"},
+    {"convert", cmd_convert, "re-encode a binary frame (standard <-> final)"},
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,165 @@
+/* The codec interface shared by every backend (interpreter, LLVM JIT, AOT objects,
+ * static C). A codec is built from a resolved schema; for every struct type and
+ * both models it provides four entry points:
+ *
+ *   size         exact number of bytes serialize will append
+ *   serialize    host struct -> bytes, appended to an fbe_buffer as one root frame
+ *   verify       bytes -> FBE_OK or the precise reason (and byte position) they are unsafe
+ *   deserialize  bytes -> host struct; memory comes from an arena, strings and bytes
+ *                can borrow views into the input instead
+ *
+ * Host structs are laid out as docs/host-abi.md describes (the generated headers
+ * pin it). Switching backend changes how a codec is created, nothing else. */
+#ifndef FBE_CODEC_H
+#define FBE_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fbe/arena.h"
+#include "fbe/buffer.h"
+#include "fbe/error.h"
+#include "fbe/ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum fbe_model {
+    FBE_STANDARD = 0, /* versioned: offsets, struct headers, schema evolution */
+    FBE_FINAL = 1     /* compact: no offsets, same schema on both sides */
+} fbe_model;
+
+typedef enum fbe_backend {
+    FBE_BACKEND_INTERP,
+    FBE_BACKEND_JIT,
+    FBE_BACKEND_AOT,
+    FBE_BACKEND_STATIC
+} fbe_backend;
+
+/* Nesting limit applied by verify and deserialize unless configured. */
+#define FBE_DEFAULT_MAX_DEPTH 64
+
+typedef struct fbe_codec fbe_codec;
+typedef struct fbe_type fbe_type;
+
+/* Where verify found a problem: the status, the byte position in the buffer and
+ * the field being read (NULL for frame-level errors). */
+typedef struct fbe_verify_info {
+    fbe_status status;
+    size_t offset;
+    const fbe_ir_struct *type;
+    const fbe_ir_field *field;
+} fbe_verify_info;
+
+enum {
+    /* Strings and bytes point into the input buffer instead of being copied into
+     * the arena; the input must then outlive the value. */
+    FBE_DECODE_BORROW = 1u << 0
+};
+
+typedef struct fbe_decode_options {
+    fbe_arena *arena;   /* required: collections and optional structs live here */
+    unsigned flags;     /* FBE_DECODE_* */
+    unsigned max_depth; /* 0: the codec's limit */
+} fbe_decode_options;
+
+typedef size_t (*fbe_size_fn)(const fbe_type *type, const void *value);
+typedef fbe_status (*fbe_serialize_fn)(const fbe_type *type, const void *value, fbe_buffer *out);
+typedef fbe_status (*fbe_verify_fn)(const fbe_type *type, const uint8_t *data, size_t size,
+                                    fbe_verify_info *info);
+typedef fbe_status (*fbe_deserialize_fn)(const fbe_type *type, const uint8_t *data, size_t size,
+                                         void *value, const fbe_decode_options *options,
+                                         size_t *consumed);
+
+typedef struct fbe_model_ops {
+    fbe_size_fn size;
+    fbe_serialize_fn serialize;
+    fbe_verify_fn verify;
+    fbe_deserialize_fn deserialize;
+} fbe_model_ops;
+
+/* One struct type of a codec. Public so the calls below inline to one indirect
+ * call; treat it as read-only. */
+struct fbe_type {
+    const fbe_ir_struct *ir;
+    const fbe_codec *codec;
+    fbe_model_ops ops[2]; /* indexed by fbe_model */
+    const void *impl;     /* backend data (the interpreter's program) */
+};
+
+typedef struct fbe_codec_options {
+    unsigned max_depth; /* 0: FBE_DEFAULT_MAX_DEPTH */
+} fbe_codec_options;
+
+struct fbe_schema;
+
+/* The portable interpreter: works for any schema, no LLVM needed. Covers every
+ * struct of every package of the schema. Returns NULL and sets *status (may be
+ * NULL) on failure. The schema must outlive the codec. */
+fbe_codec *fbe_interp_create(const struct fbe_schema *schema, const fbe_codec_options *options,
+                             fbe_status *status);
+
+void fbe_codec_free(fbe_codec *codec);
+fbe_backend fbe_codec_backend(const fbe_codec *codec);
+const char *fbe_backend_name(fbe_backend backend);
+unsigned fbe_codec_max_depth(const fbe_codec *codec);
+
+/* "pkg.Type" (or "Type", searched in every package, first match). NULL if none. */
+const fbe_type *fbe_codec_type(const fbe_codec *codec, const char *name);
+const fbe_type *fbe_codec_type_of(const fbe_codec *codec, const fbe_ir_struct *ir);
+
+static inline size_t fbe_size(const fbe_type *t, fbe_model m, const void *value)
+{
+    return t->ops[m].size(t, value);
+}
+
+static inline fbe_status fbe_serialize(const fbe_type *t, fbe_model m, const void *value,
+                                       fbe_buffer *out)
+{
+    return t->ops[m].serialize(t, value, out);
+}
+
+/* info may be NULL. */
+static inline fbe_status fbe_verify(const fbe_type *t, fbe_model m, const uint8_t *data,
+                                    size_t size, fbe_verify_info *info)
+{
+    return t->ops[m].verify(t, data, size, info);
+}
+
+/* Fills every field of *value (fields the bytes lack get their schema defaults).
+ * On error *value is still safe to read and free with the arena, but incomplete.
+ * consumed (may be NULL) receives the frame size. */
+static inline fbe_status fbe_deserialize(const fbe_type *t, fbe_model m, const uint8_t *data,
+                                         size_t size, void *value,
+                                         const fbe_decode_options *options, size_t *consumed)
+{
+    return t->ops[m].deserialize(t, data, size, value, options, consumed);
+}
+
+/* ---- reflection over host structs (by the IR) --------------------------------- */
+
+/* Sets *value to the schema defaults, exactly like the generated `_init`. */
+void fbe_init(const fbe_ir_struct *type, void *value);
+
+/* Sets one field to its schema default (what deserialize does for fields an older
+ * writer did not have). */
+void fbe_init_field(const fbe_ir_field *field, void *field_ptr);
+
+/* The field called `name` (own or inherited), NULL if none. */
+const fbe_ir_field *fbe_field_by_name(const fbe_ir_struct *type, const char *name);
+
+/* Address of a field inside a host struct. */
+static inline void *fbe_field_ptr(void *value, const fbe_ir_field *field)
+{
+    return (char *)value + field->host_offset;
+}
+
+/* The reference's text form (operator<<, wire-format.md 9), appended to out. */
+fbe_status fbe_print(const fbe_ir_struct *type, const void *value, fbe_buffer *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,263 @@
+#include "emit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp/program.h"
+
+static LLVMValueRef intrinsic(jit_emit *e, const char *name, LLVMTypeRef *types, unsigned n,
+                              LLVMTypeRef *fn_type)
+{
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    *fn_type = LLVMIntrinsicGetType(e->ctx, id, types, n);
+    return LLVMGetIntrinsicDeclaration(e->mod, id, types, n);
+}
+
+bool jit_emit_init(jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod, const fbe_codec *codec)
+{
+    memset(e, 0, sizeof *e);
+    e->ctx = ctx;
+    e->mod = mod;
+    e->b = LLVMCreateBuilderInContext(ctx);
+    e->void_t = LLVMVoidTypeInContext(ctx);
+    e->i1 = LLVMInt1TypeInContext(ctx);
+    e->i8 = LLVMInt8TypeInContext(ctx);
+    e->i16 = LLVMInt16TypeInContext(ctx);
+    e->i32 = LLVMInt32TypeInContext(ctx);
+    e->i64 = LLVMInt64TypeInContext(ctx);
+    e->ptr = LLVMPointerTypeInContext(ctx, 0);
+    e->codec = codec;
+    e->count = codec->type_count;
+    e->fns = calloc(e->count + 1, sizeof *e->fns);
+    if (!e->fns)
+        return false;
+
+    LLVMTypeRef reserve[] = {e->ptr, e->i64};
+    e->fn_buffer_reserve_t = LLVMFunctionType(e->i32, reserve, 2, 0);
+    e->fn_buffer_reserve = LLVMAddFunction(mod, "fbe_buffer_reserve", e->fn_buffer_reserve_t);
+    LLVMTypeRef alloc[] = {e->ptr, e->i64};
+    e->fn_arena_alloc_t = LLVMFunctionType(e->ptr, alloc, 2, 0);
+    e->fn_arena_alloc = LLVMAddFunction(mod, "fbe_arena_alloc", e->fn_arena_alloc_t);
+    LLVMTypeRef init[] = {e->ptr, e->ptr};
+    e->fn_init_field_t = LLVMFunctionType(e->void_t, init, 2, 0);
+    e->fn_init_field = LLVMAddFunction(mod, "fbe_init_field", e->fn_init_field_t);
+    LLVMTypeRef fail[] = {e->ptr, e->i32, e->i64, e->ptr, e->ptr};
+    e->fn_verify_fail_t = LLVMFunctionType(e->void_t, fail, 5, 0);
+    e->fn_verify_fail = LLVMAddFunction(mod, "fbe_jit_verify_fail", e->fn_verify_fail_t);
+    /* Error reporting is the cold path. */
+    LLVMAddAttributeAtIndex(e->fn_verify_fail, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(ctx, LLVMGetEnumAttributeKindForName("cold", 4), 0));
+
+    LLVMTypeRef mc[] = {e->ptr, e->ptr, e->i64};
+    e->fn_memcpy = intrinsic(e, "llvm.memcpy", mc, 3, &e->fn_memcpy_t);
+    LLVMTypeRef ms[] = {e->ptr, e->i64};
+    e->fn_memset = intrinsic(e, "llvm.memset", ms, 2, &e->fn_memset_t);
+    return true;
+}
+
+void jit_emit_dispose(jit_emit *e)
+{
+    if (e->b)
+        LLVMDisposeBuilder(e->b);
+    free(e->fns);
+    e->b = NULL;
+    e->fns = NULL;
+}
+
+size_t jit_struct_index(const jit_emit *e, const fbe_ir_struct *st)
+{
+    for (size_t i = 0; i < e->count; i++)
+        if (e->codec->types[i].ir == st)
+            return i;
+    return SIZE_MAX;
+}
+
+void jit_entry_name(const fbe_ir_struct *st, fbe_model model, int op, char *buf, size_t size)
+{
+    static const char *const ops[] = {"size", "serialize", "verify", "deserialize"};
+    snprintf(buf, size, "fbe_%s_%s_%s", st->c_name, model == FBE_STANDARD ? "std" : "final",
+             ops[op]);
+}
+
+LLVMValueRef jit_declare(jit_emit *e, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
+                         unsigned n, bool external)
+{
+    LLVMTypeRef ft = LLVMFunctionType(ret, params, n, 0);
+    LLVMValueRef fn = LLVMAddFunction(e->mod, name, ft);
+    LLVMSetLinkage(fn, external ? LLVMExternalLinkage : LLVMInternalLinkage);
+    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(e->ctx, nounwind, 0));
+    return fn;
+}
+
+LLVMValueRef jit_begin_function(jit_emit *e, LLVMValueRef fn)
+{
+    e->fn = fn;
+    e->entry_block = LLVMAppendBasicBlockInContext(e->ctx, fn, "entry");
+    LLVMPositionBuilderAtEnd(e->b, e->entry_block);
+    return fn;
+}
+
+LLVMBasicBlockRef jit_block(jit_emit *e, const char *name)
+{
+    return LLVMAppendBasicBlockInContext(e->ctx, e->fn, name);
+}
+
+void jit_position(jit_emit *e, LLVMBasicBlockRef bb)
+{
+    LLVMPositionBuilderAtEnd(e->b, bb);
+}
+
+LLVMValueRef jit_alloca(jit_emit *e, LLVMTypeRef t, const char *name)
+{
+    LLVMBuilderRef ab = LLVMCreateBuilderInContext(e->ctx);
+    LLVMValueRef first = LLVMGetFirstInstruction(e->entry_block);
+    if (first)
+        LLVMPositionBuilderBefore(ab, first);
+    else
+        LLVMPositionBuilderAtEnd(ab, e->entry_block);
+    LLVMValueRef slot = LLVMBuildAlloca(ab, t, name);
+    LLVMDisposeBuilder(ab);
+    return slot;
+}
+
+LLVMValueRef jit_i64(jit_emit *e, uint64_t v)
+{
+    return LLVMConstInt(e->i64, v, 0);
+}
+
+LLVMValueRef jit_i32(jit_emit *e, uint32_t v)
+{
+    return LLVMConstInt(e->i32, v, 0);
+}
+
+LLVMValueRef jit_i8(jit_emit *e, uint8_t v)
+{
+    return LLVMConstInt(e->i8, v, 0);
+}
+
+LLVMValueRef jit_host_ptr(jit_emit *e, const void *p)
+{
+    return LLVMConstIntToPtr(jit_i64(e, (uint64_t)(uintptr_t)p), e->ptr);
+}
+
+LLVMValueRef jit_gep(jit_emit *e, LLVMValueRef base, LLVMValueRef offset)
+{
+    return LLVMBuildInBoundsGEP2(e->b, e->i8, base, &offset, 1, "");
+}
+
+LLVMValueRef jit_gep_c(jit_emit *e, LLVMValueRef base, uint64_t offset)
+{
+    if (offset == 0)
+        return base;
+    return jit_gep(e, base, jit_i64(e, offset));
+}
+
+LLVMValueRef jit_load(jit_emit *e, LLVMTypeRef t, LLVMValueRef base, uint64_t offset)
+{
+    LLVMValueRef v = LLVMBuildLoad2(e->b, t, jit_gep_c(e, base, offset), "");
+    LLVMSetAlignment(v, 1);
+    return v;
+}
+
+void jit_store(jit_emit *e, LLVMValueRef v, LLVMValueRef base, uint64_t offset)
+{
+    LLVMValueRef s = LLVMBuildStore(e->b, v, jit_gep_c(e, base, offset));
+    LLVMSetAlignment(s, 1);
+}
+
+LLVMValueRef jit_load_at(jit_emit *e, LLVMTypeRef t, LLVMValueRef base, LLVMValueRef offset)
+{
+    LLVMValueRef v = LLVMBuildLoad2(e->b, t, jit_gep(e, base, offset), "");
+    LLVMSetAlignment(v, 1);
+    return v;
+}
+
+void jit_store_at(jit_emit *e, LLVMValueRef v, LLVMValueRef base, LLVMValueRef offset)
+{
+    LLVMValueRef s = LLVMBuildStore(e->b, v, jit_gep(e, base, offset));
+    LLVMSetAlignment(s, 1);
+}
+
+void jit_memcpy(jit_emit *e, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef len)
+{
+    LLVMValueRef args[] = {dst, src, len, LLVMConstInt(e->i1, 0, 0)};
+    LLVMBuildCall2(e->b, e->fn_memcpy_t, e->fn_memcpy, args, 4, "");
+}
+
+void jit_memset(jit_emit *e, LLVMValueRef dst, uint8_t byte, LLVMValueRef len)
+{
+    LLVMValueRef args[] = {dst, jit_i8(e, byte), len, LLVMConstInt(e->i1, 0, 0)};
+    LLVMBuildCall2(e->b, e->fn_memset_t, e->fn_memset, args, 4, "");
+}
+
+LLVMTypeRef jit_int_type(jit_emit *e, uint32_t bytes)
+{
+    return LLVMIntTypeInContext(e->ctx, bytes * 8);
+}
+
+void jit_loop_begin(jit_emit *e, jit_loop *loop, LLVMValueRef count)
+{
+    loop->index = jit_alloca(e, e->i64, "i");
+    loop->count = count;
+    LLVMBuildStore(e->b, jit_i64(e, 0), loop->index);
+    loop->head = jit_block(e, "loop.head");
+    loop->body = jit_block(e, "loop.body");
+    loop->done = jit_block(e, "loop.done");
+    LLVMBuildBr(e->b, loop->head);
+    jit_position(e, loop->head);
+    LLVMValueRef i = LLVMBuildLoad2(e->b, e->i64, loop->index, "");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntULT, i, count, ""), loop->body, loop->done);
+    jit_position(e, loop->body);
+}
+
+LLVMValueRef jit_loop_index(jit_emit *e, jit_loop *loop)
+{
+    return LLVMBuildLoad2(e->b, e->i64, loop->index, "");
+}
+
+void jit_loop_end(jit_emit *e, jit_loop *loop)
+{
+    LLVMValueRef i = LLVMBuildLoad2(e->b, e->i64, loop->index, "");
+    LLVMBuildStore(e->b, LLVMBuildAdd(e->b, i, jit_i64(e, 1), ""), loop->index);
+    LLVMBuildBr(e->b, loop->head);
+    jit_position(e, loop->done);
+}
+
+void jit_if_begin(jit_emit *e, jit_if *c, LLVMValueRef cond)
+{
+    c->then_bb = jit_block(e, "then");
+    c->else_bb = jit_block(e, "else");
+    c->done = jit_block(e, "endif");
+    c->has_else = false;
+    LLVMBuildCondBr(e->b, cond, c->then_bb, c->else_bb);
+    jit_position(e, c->then_bb);
+}
+
+void jit_if_else(jit_emit *e, jit_if *c)
+{
+    LLVMBuildBr(e->b, c->done);
+    jit_position(e, c->else_bb);
+    c->has_else = true;
+}
+
+void jit_if_end(jit_emit *e, jit_if *c)
+{
+    LLVMBuildBr(e->b, c->done);
+    if (!c->has_else) {
+        jit_position(e, c->else_bb);
+        LLVMBuildBr(e->b, c->done);
+    }
+    jit_position(e, c->done);
+}
+
+LLVMValueRef jit_unlikely(jit_emit *e, LLVMValueRef cond)
+{
+    LLVMTypeRef ft;
+    LLVMTypeRef types[] = {e->i1};
+    LLVMValueRef expect = intrinsic(e, "llvm.expect", types, 1, &ft);
+    LLVMValueRef args[] = {cond, LLVMConstInt(e->i1, 0, 0)};
+    return LLVMBuildCall2(e->b, ft, expect, args, 2, "");
+}

@@ -1,0 +1,140 @@
+/* Shared machinery for lowering the IR to LLVM IR through the C API: one module
+ * per codec, one set of functions per struct and model. Emitters keep mutable
+ * state (allocation cursors, loop indices) in allocas and let SROA/mem2reg build
+ * the SSA form: simpler emitters, same machine code. */
+#ifndef FBE_JIT_EMIT_H
+#define FBE_JIT_EMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <llvm-c/Core.h>
+
+#include "fbe/codec.h"
+
+/* The functions of one struct type. Internal ones take host pointers and wire
+ * positions; the entry points have exactly the fbe_*_fn signatures. */
+typedef struct jit_struct_fns {
+    /* standard model */
+    LLVMValueRef std_size;     /* i64 (ptr value): body + all extras */
+    LLVMValueRef std_write;    /* i64 (ptr data, i64 body, i64 end, ptr value) -> new end */
+    LLVMValueRef std_verify;   /* emit_std_read.c */
+    LLVMValueRef std_read;     /* emit_std_read.c */
+    /* final model */
+    LLVMValueRef final_size;
+    LLVMValueRef final_write;
+    LLVMValueRef final_verify;
+    LLVMValueRef final_read;
+    /* entry points (external names, looked up after compilation) */
+    LLVMValueRef entry[2][4];  /* [model][0 size, 1 serialize, 2 verify, 3 deserialize] */
+} jit_struct_fns;
+
+enum { JIT_SIZE, JIT_SERIALIZE, JIT_VERIFY, JIT_DESERIALIZE };
+
+typedef struct jit_emit {
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;
+    LLVMTypeRef void_t, i1, i8, i16, i32, i64, ptr;
+
+    const fbe_codec *codec; /* types[i].ir is the struct of fns[i] */
+    jit_struct_fns *fns;
+    size_t count;
+
+    /* Runtime functions the generated code calls (see jit/helpers.c). */
+    LLVMValueRef fn_buffer_reserve; /* i32 (ptr buffer, i64 extra) */
+    LLVMTypeRef fn_buffer_reserve_t;
+    LLVMValueRef fn_arena_alloc;    /* ptr (ptr arena, i64 size) */
+    LLVMTypeRef fn_arena_alloc_t;
+    LLVMValueRef fn_init_field;     /* void (ptr field_ir, ptr field_ptr) */
+    LLVMTypeRef fn_init_field_t;
+    LLVMValueRef fn_verify_fail;    /* void (ptr info, i32 status, i64 offset, ptr st, ptr field) */
+    LLVMTypeRef fn_verify_fail_t;
+    LLVMValueRef fn_memcpy;         /* llvm.memcpy.p0.p0.i64 */
+    LLVMTypeRef fn_memcpy_t;
+    LLVMValueRef fn_memset;         /* llvm.memset.p0.i64 */
+    LLVMTypeRef fn_memset_t;
+
+    LLVMValueRef fn;                /* function being emitted */
+    LLVMBasicBlockRef entry_block;
+} jit_emit;
+
+/* ---- functions and blocks ---- */
+
+/* Creates `name` (internal unless `external`) and positions at its entry block. */
+LLVMValueRef jit_begin_function(jit_emit *e, LLVMValueRef fn);
+LLVMValueRef jit_declare(jit_emit *e, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
+                         unsigned n, bool external);
+LLVMBasicBlockRef jit_block(jit_emit *e, const char *name);
+void jit_position(jit_emit *e, LLVMBasicBlockRef bb);
+
+/* A stack slot in the entry block (promoted to SSA by the optimizer). */
+LLVMValueRef jit_alloca(jit_emit *e, LLVMTypeRef t, const char *name);
+
+/* ---- values ---- */
+LLVMValueRef jit_i64(jit_emit *e, uint64_t v);
+LLVMValueRef jit_i32(jit_emit *e, uint32_t v);
+LLVMValueRef jit_i8(jit_emit *e, uint8_t v);
+/* A host address known at compile time (IR pointers for error reports). */
+LLVMValueRef jit_host_ptr(jit_emit *e, const void *p);
+
+/* base + offset (bytes). */
+LLVMValueRef jit_gep(jit_emit *e, LLVMValueRef base, LLVMValueRef offset);
+LLVMValueRef jit_gep_c(jit_emit *e, LLVMValueRef base, uint64_t offset);
+
+/* Unaligned load/store of an integer/pointer type at base + offset. */
+LLVMValueRef jit_load(jit_emit *e, LLVMTypeRef t, LLVMValueRef base, uint64_t offset);
+void jit_store(jit_emit *e, LLVMValueRef v, LLVMValueRef base, uint64_t offset);
+LLVMValueRef jit_load_at(jit_emit *e, LLVMTypeRef t, LLVMValueRef base, LLVMValueRef offset);
+void jit_store_at(jit_emit *e, LLVMValueRef v, LLVMValueRef base, LLVMValueRef offset);
+
+void jit_memcpy(jit_emit *e, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef len);
+void jit_memset(jit_emit *e, LLVMValueRef dst, uint8_t byte, LLVMValueRef len);
+
+/* Integer type of a scalar's wire width (1, 2, 4, 8, 16 bytes). */
+LLVMTypeRef jit_int_type(jit_emit *e, uint32_t bytes);
+
+/* ---- structured control flow ---- */
+
+typedef struct jit_loop {
+    LLVMValueRef index;     /* alloca i64 */
+    LLVMValueRef count;
+    LLVMBasicBlockRef head, body, done;
+} jit_loop;
+
+/* for (i = 0; i < count; i++) { ... }: the body is emitted between begin and end;
+ * jit_loop_index() reads i inside it. */
+void jit_loop_begin(jit_emit *e, jit_loop *loop, LLVMValueRef count);
+LLVMValueRef jit_loop_index(jit_emit *e, jit_loop *loop);
+void jit_loop_end(jit_emit *e, jit_loop *loop);
+
+typedef struct jit_if {
+    LLVMBasicBlockRef then_bb, else_bb, done;
+    bool has_else;
+} jit_if;
+
+void jit_if_begin(jit_emit *e, jit_if *c, LLVMValueRef cond);
+void jit_if_else(jit_emit *e, jit_if *c);
+void jit_if_end(jit_emit *e, jit_if *c);
+
+/* Branch weights: mark `cond` as unlikely (error paths). */
+LLVMValueRef jit_unlikely(jit_emit *e, LLVMValueRef cond);
+
+/* ---- module setup ---- */
+bool jit_emit_init(jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod, const fbe_codec *codec);
+void jit_emit_dispose(jit_emit *e);
+
+/* Emitters, one file per operation family. Each fills its fns[] slots and
+ * entry points for every struct; false on failure. */
+bool jit_emit_std_write(jit_emit *e);
+bool jit_emit_std_read(jit_emit *e);
+bool jit_emit_final(jit_emit *e);
+
+/* Index of a struct in fns[] (by IR pointer). */
+size_t jit_struct_index(const jit_emit *e, const fbe_ir_struct *st);
+
+/* Stable symbol name of an entry point: fbe_<c_name>_<std|final>_<op>. */
+void jit_entry_name(const fbe_ir_struct *st, fbe_model model, int op, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,370 @@
+/* Standard model, writing side: size and serialize, lowered per struct.
+ * Mirrors runtime/interp/std_write.c (the semantic reference) with every offset,
+ * size and type number a constant taken from the IR. */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "emit.h"
+#include "interp/program.h"
+
+/* Whether values of t append extra data after the inline part. */
+static bool has_extras(const fbe_ir_type *t)
+{
+    switch (t->kind) {
+    case FBE_IR_STRING: case FBE_IR_BYTES: case FBE_IR_STRUCT: case FBE_IR_OPTIONAL:
+    case FBE_IR_VECTOR: case FBE_IR_LIST: case FBE_IR_SET: case FBE_IR_MAP: case FBE_IR_HASH:
+        return true;
+    case FBE_IR_ARRAY:
+        return has_extras(t->elem);
+    default:
+        return false;
+    }
+}
+
+static bool is_map(const fbe_ir_type *t)
+{
+    return t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH;
+}
+
+static jit_struct_fns *fns_of(jit_emit *e, const fbe_ir_struct *st)
+{
+    return &e->fns[jit_struct_index(e, st)];
+}
+
+static void add(jit_emit *e, LLVMValueRef acc, LLVMValueRef v)
+{
+    LLVMValueRef cur = LLVMBuildLoad2(e->b, e->i64, acc, "");
+    LLVMBuildStore(e->b, LLVMBuildAdd(e->b, cur, v, ""), acc);
+}
+
+static LLVMValueRef call_size(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef p)
+{
+    LLVMTypeRef params[] = {e->ptr};
+    LLVMTypeRef ft = LLVMFunctionType(e->i64, params, 1, 0);
+    return LLVMBuildCall2(e->b, ft, fns_of(e, st)->std_size, &p, 1, "");
+}
+
+/* acc += extra bytes of the value of type t at host address p. */
+static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMValueRef acc)
+{
+    switch (t->kind) {
+    case FBE_IR_STRING:
+    case FBE_IR_BYTES:
+        add(e, acc, LLVMBuildAdd(e->b, jit_load(e, e->i64, p, 8), jit_i64(e, 4), ""));
+        break;
+    case FBE_IR_STRUCT:
+        add(e, acc, call_size(e, t->struct_type, p));
+        break;
+    case FBE_IR_OPTIONAL: {
+        const fbe_ir_type *inner = t->elem;
+        if (inner->kind == FBE_IR_STRUCT) {
+            LLVMValueRef obj = jit_load(e, e->ptr, p, 0);
+            jit_if c;
+            jit_if_begin(e, &c, LLVMBuildIsNotNull(e->b, obj, ""));
+            add(e, acc, LLVMBuildAdd(e->b, call_size(e, inner->struct_type, obj), jit_i64(e, 4), ""));
+            jit_if_end(e, &c);
+        } else if (!has_extras(inner)) {
+            LLVMValueRef has = LLVMBuildICmp(e->b, LLVMIntNE, jit_load(e, e->i8, p, 0), jit_i8(e, 0), "");
+            add(e, acc, LLVMBuildSelect(e->b, has, jit_i64(e, inner->std_inline_size), jit_i64(e, 0), ""));
+        } else {
+            LLVMValueRef has = LLVMBuildICmp(e->b, LLVMIntNE, jit_load(e, e->i8, p, 0), jit_i8(e, 0), "");
+            jit_if c;
+            jit_if_begin(e, &c, has);
+            add(e, acc, jit_i64(e, inner->std_inline_size));
+            emit_extra(e, inner, jit_gep_c(e, p, t->host_value_offset), acc);
+            jit_if_end(e, &c);
+        }
+        break;
+    }
+    case FBE_IR_ARRAY:
+        if (!has_extras(t->elem))
+            break;
+        if (t->array_len <= 8) {
+            for (uint32_t i = 0; i < t->array_len; i++)
+                emit_extra(e, t->elem, jit_gep_c(e, p, (uint64_t)i * t->elem->host_size), acc);
+        } else {
+            jit_loop loop;
+            jit_loop_begin(e, &loop, jit_i64(e, t->array_len));
+            LLVMValueRef i = jit_loop_index(e, &loop);
+            emit_extra(e, t->elem,
+                       jit_gep(e, p, LLVMBuildMul(e->b, i, jit_i64(e, t->elem->host_size), "")), acc);
+            jit_loop_end(e, &loop);
+        }
+        break;
+    case FBE_IR_VECTOR:
+    case FBE_IR_LIST:
+    case FBE_IR_SET:
+    case FBE_IR_MAP:
+    case FBE_IR_HASH: {
+        LLVMValueRef n = jit_load(e, e->i64, p, 8);
+        uint32_t inline_size = is_map(t) ? t->key->std_inline_size + t->elem->std_inline_size
+                                         : t->elem->std_inline_size;
+        add(e, acc, LLVMBuildAdd(e->b, jit_i64(e, 4),
+                                 LLVMBuildMul(e->b, n, jit_i64(e, inline_size), ""), ""));
+        bool key_extras = is_map(t) && has_extras(t->key);
+        if (!has_extras(t->elem) && !key_extras)
+            break;
+        LLVMValueRef data = jit_load(e, e->ptr, p, 0);
+        uint32_t stride = is_map(t) ? t->host_entry_size : t->elem->host_size;
+        jit_loop loop;
+        jit_loop_begin(e, &loop, n);
+        LLVMValueRef item = jit_gep(e, data, LLVMBuildMul(e->b, jit_loop_index(e, &loop),
+                                                          jit_i64(e, stride), ""));
+        if (key_extras)
+            emit_extra(e, t->key, item, acc);
+        if (has_extras(t->elem))
+            emit_extra(e, t->elem, is_map(t) ? jit_gep_c(e, item, t->host_entry_value_offset) : item,
+                       acc);
+        jit_loop_end(e, &loop);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static LLVMValueRef trunc32(jit_emit *e, LLVMValueRef v)
+{
+    return LLVMBuildTrunc(e->b, v, e->i32, "");
+}
+
+/* end_slot holds the allocation cursor (frame-relative). Returns the old cursor
+ * and advances it by n. */
+static LLVMValueRef allocate(jit_emit *e, LLVMValueRef end_slot, LLVMValueRef n)
+{
+    LLVMValueRef at = LLVMBuildLoad2(e->b, e->i64, end_slot, "");
+    LLVMBuildStore(e->b, LLVMBuildAdd(e->b, at, n, ""), end_slot);
+    return at;
+}
+
+static LLVMValueRef call_write(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef data,
+                               LLVMValueRef body, LLVMValueRef end, LLVMValueRef value)
+{
+    LLVMTypeRef params[] = {e->ptr, e->i64, e->i64, e->ptr};
+    LLVMTypeRef ft = LLVMFunctionType(e->i64, params, 4, 0);
+    LLVMValueRef args[] = {data, body, end, value};
+    return LLVMBuildCall2(e->b, ft, fns_of(e, st)->std_write, args, 4, "");
+}
+
+/* A struct body allocated at the cursor, its offset stored at pos. */
+static void write_struct_ref(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef data,
+                             LLVMValueRef pos, LLVMValueRef base, LLVMValueRef value,
+                             LLVMValueRef end_slot)
+{
+    LLVMValueRef body = allocate(e, end_slot, jit_i64(e, st->std_body_size));
+    jit_store_at(e, trunc32(e, LLVMBuildSub(e->b, body, base, "")), data, pos);
+    LLVMValueRef end = LLVMBuildLoad2(e->b, e->i64, end_slot, "");
+    LLVMBuildStore(e->b, call_write(e, st, data, body, end, value), end_slot);
+}
+
+static void emit_write(jit_emit *e, const fbe_ir_type *t, LLVMValueRef data, LLVMValueRef pos,
+                       LLVMValueRef base, LLVMValueRef p, LLVMValueRef end_slot);
+
+static void emit_write(jit_emit *e, const fbe_ir_type *t, LLVMValueRef data, LLVMValueRef pos,
+                       LLVMValueRef base, LLVMValueRef p, LLVMValueRef end_slot)
+{
+    switch (t->kind) {
+    case FBE_IR_BOOL: {
+        LLVMValueRef v = LLVMBuildICmp(e->b, LLVMIntNE, jit_load(e, e->i8, p, 0), jit_i8(e, 0), "");
+        jit_store_at(e, LLVMBuildZExt(e->b, v, e->i8, ""), data, pos);
+        break;
+    }
+    case FBE_IR_STRING:
+    case FBE_IR_BYTES: {
+        LLVMValueRef src = jit_load(e, e->ptr, p, 0);
+        LLVMValueRef len = jit_load(e, e->i64, p, 8);
+        LLVMValueRef blk = allocate(e, end_slot, LLVMBuildAdd(e->b, len, jit_i64(e, 4), ""));
+        jit_store_at(e, trunc32(e, LLVMBuildSub(e->b, blk, base, "")), data, pos);
+        jit_store_at(e, trunc32(e, len), data, blk);
+        jit_memcpy(e, jit_gep(e, jit_gep(e, data, blk), jit_i64(e, 4)), src, len);
+        break;
+    }
+    case FBE_IR_STRUCT:
+        write_struct_ref(e, t->struct_type, data, pos, base, p, end_slot);
+        break;
+    case FBE_IR_OPTIONAL: {
+        const fbe_ir_type *inner = t->elem;
+        LLVMValueRef present, obj = NULL;
+        if (inner->kind == FBE_IR_STRUCT) {
+            obj = jit_load(e, e->ptr, p, 0);
+            present = LLVMBuildIsNotNull(e->b, obj, "");
+        } else {
+            present = LLVMBuildICmp(e->b, LLVMIntNE, jit_load(e, e->i8, p, 0), jit_i8(e, 0), "");
+        }
+        LLVMValueRef pos1 = LLVMBuildAdd(e->b, pos, jit_i64(e, 1), "");
+        jit_if c;
+        jit_if_begin(e, &c, present);
+        jit_store_at(e, jit_i8(e, 1), data, pos);
+        LLVMValueRef slot = allocate(e, end_slot, jit_i64(e, inner->std_inline_size));
+        jit_store_at(e, trunc32(e, LLVMBuildSub(e->b, slot, base, "")), data, pos1);
+        if (inner->kind == FBE_IR_STRUCT)
+            write_struct_ref(e, inner->struct_type, data, slot, slot, obj, end_slot);
+        else
+            emit_write(e, inner, data, slot, slot, jit_gep_c(e, p, t->host_value_offset), end_slot);
+        jit_if_else(e, &c);
+        /* The reference leaves these 4 offset bytes unwritten; we write zeros. */
+        jit_store_at(e, jit_i8(e, 0), data, pos);
+        jit_store_at(e, jit_i32(e, 0), data, pos1);
+        jit_if_end(e, &c);
+        break;
+    }
+    case FBE_IR_ARRAY: {
+        const fbe_ir_type *el = t->elem;
+        if (t->array_len <= 8) {
+            for (uint32_t i = 0; i < t->array_len; i++)
+                emit_write(e, el, data,
+                           LLVMBuildAdd(e->b, pos, jit_i64(e, (uint64_t)i * el->std_inline_size), ""),
+                           base, jit_gep_c(e, p, (uint64_t)i * el->host_size), end_slot);
+        } else {
+            jit_loop loop;
+            jit_loop_begin(e, &loop, jit_i64(e, t->array_len));
+            LLVMValueRef i = jit_loop_index(e, &loop);
+            emit_write(e, el, data,
+                       LLVMBuildAdd(e->b, pos, LLVMBuildMul(e->b, i, jit_i64(e, el->std_inline_size), ""), ""),
+                       base, jit_gep(e, p, LLVMBuildMul(e->b, i, jit_i64(e, el->host_size), "")),
+                       end_slot);
+            jit_loop_end(e, &loop);
+        }
+        break;
+    }
+    case FBE_IR_VECTOR:
+    case FBE_IR_LIST:
+    case FBE_IR_SET:
+    case FBE_IR_MAP:
+    case FBE_IR_HASH: {
+        bool map = is_map(t);
+        uint32_t key_inline = map ? t->key->std_inline_size : 0;
+        uint32_t inline_size = key_inline + t->elem->std_inline_size;
+        uint32_t stride = map ? t->host_entry_size : t->elem->host_size;
+        LLVMValueRef items = jit_load(e, e->ptr, p, 0);
+        LLVMValueRef n = jit_load(e, e->i64, p, 8);
+        LLVMValueRef blk = allocate(e, end_slot,
+                                    LLVMBuildAdd(e->b, jit_i64(e, 4),
+                                                 LLVMBuildMul(e->b, n, jit_i64(e, inline_size), ""), ""));
+        jit_store_at(e, trunc32(e, LLVMBuildSub(e->b, blk, base, "")), data, pos);
+        jit_store_at(e, trunc32(e, n), data, blk);
+        jit_loop loop;
+        jit_loop_begin(e, &loop, n);
+        LLVMValueRef i = jit_loop_index(e, &loop);
+        LLVMValueRef wire = LLVMBuildAdd(e->b, LLVMBuildAdd(e->b, blk, jit_i64(e, 4), ""),
+                                         LLVMBuildMul(e->b, i, jit_i64(e, inline_size), ""), "");
+        LLVMValueRef item = jit_gep(e, items, LLVMBuildMul(e->b, i, jit_i64(e, stride), ""));
+        if (map) {
+            emit_write(e, t->key, data, wire, base, item, end_slot);
+            emit_write(e, t->elem, data, LLVMBuildAdd(e->b, wire, jit_i64(e, key_inline), ""),
+                       base, jit_gep_c(e, item, t->host_entry_value_offset), end_slot);
+        } else {
+            emit_write(e, t->elem, data, wire, base, item, end_slot);
+        }
+        jit_loop_end(e, &loop);
+        break;
+    }
+    default: {
+        /* Every other kind is a little-endian scalar whose host bytes are its
+         * wire bytes. */
+        LLVMTypeRef it = jit_int_type(e, t->std_inline_size);
+        jit_store_at(e, jit_load(e, it, p, 0), data, pos);
+        break;
+    }
+    }
+}
+
+static void define_size(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f)
+{
+    jit_begin_function(e, f->std_size);
+    LLVMValueRef v = LLVMGetParam(f->std_size, 0);
+    LLVMValueRef acc = jit_alloca(e, e->i64, "size");
+    LLVMBuildStore(e->b, jit_i64(e, st->std_body_size), acc);
+    for (size_t i = 0; i < st->field_count; i++) {
+        const fbe_ir_field *fd = &st->fields[i];
+        if (has_extras(fd->type))
+            emit_extra(e, fd->type, jit_gep_c(e, v, fd->host_offset), acc);
+    }
+    LLVMBuildRet(e->b, LLVMBuildLoad2(e->b, e->i64, acc, ""));
+}
+
+static void define_write(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f)
+{
+    jit_begin_function(e, f->std_write);
+    LLVMValueRef data = LLVMGetParam(f->std_write, 0);
+    LLVMValueRef body = LLVMGetParam(f->std_write, 1);
+    LLVMValueRef end_slot = jit_alloca(e, e->i64, "end");
+    LLVMBuildStore(e->b, LLVMGetParam(f->std_write, 2), end_slot);
+    LLVMValueRef v = LLVMGetParam(f->std_write, 3);
+    /* The whole 8-byte header in one store: size, then type number. */
+    uint64_t header = (uint64_t)st->std_body_size | (uint64_t)st->type_number << 32;
+    jit_store_at(e, jit_i64(e, header), data, body);
+    for (size_t i = 0; i < st->field_count; i++) {
+        const fbe_ir_field *fd = &st->fields[i];
+        emit_write(e, fd->type, data, LLVMBuildAdd(e->b, body, jit_i64(e, fd->std_offset), ""), body,
+                   jit_gep_c(e, v, fd->host_offset), end_slot);
+    }
+    LLVMBuildRet(e->b, LLVMBuildLoad2(e->b, e->i64, end_slot, ""));
+}
+
+static void define_entries(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f)
+{
+    /* size(type, value) = frame header + body + extras */
+    LLVMValueRef fn = f->entry[FBE_STANDARD][JIT_SIZE];
+    jit_begin_function(e, fn);
+    LLVMValueRef size = LLVMBuildAdd(e->b, call_size(e, st, LLVMGetParam(fn, 1)), jit_i64(e, 8), "");
+    LLVMBuildRet(e->b, size);
+
+    /* serialize(type, value, out) */
+    fn = f->entry[FBE_STANDARD][JIT_SERIALIZE];
+    jit_begin_function(e, fn);
+    LLVMValueRef value = LLVMGetParam(fn, 1);
+    LLVMValueRef out = LLVMGetParam(fn, 2);
+    size = LLVMBuildAdd(e->b, call_size(e, st, value), jit_i64(e, 8), "");
+    LLVMBasicBlockRef too_large = jit_block(e, "too_large");
+    LLVMBasicBlockRef reserve = jit_block(e, "reserve");
+    LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildICmp(e->b, LLVMIntUGT, size, jit_i64(e, UINT32_MAX), "")),
+                    too_large, reserve);
+    jit_position(e, too_large);
+    LLVMBuildRet(e->b, jit_i32(e, FBE_TOO_LARGE));
+    jit_position(e, reserve);
+    LLVMValueRef args[] = {out, size};
+    LLVMValueRef st_code = LLVMBuildCall2(e->b, e->fn_buffer_reserve_t, e->fn_buffer_reserve, args, 2, "");
+    LLVMBasicBlockRef failed = jit_block(e, "failed");
+    LLVMBasicBlockRef write = jit_block(e, "write");
+    LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildICmp(e->b, LLVMIntNE, st_code, jit_i32(e, 0), "")),
+                    failed, write);
+    jit_position(e, failed);
+    LLVMBuildRet(e->b, st_code);
+    jit_position(e, write);
+    /* fbe_buffer: data at 0, size at 8 */
+    LLVMValueRef used = jit_load(e, e->i64, out, offsetof(fbe_buffer, size));
+    LLVMValueRef frame = jit_gep(e, jit_load(e, e->ptr, out, offsetof(fbe_buffer, data)), used);
+    jit_store(e, LLVMBuildOr(e->b, size, jit_i64(e, (uint64_t)8 << 32), ""), frame, 0);
+    call_write(e, st, frame, jit_i64(e, 8), jit_i64(e, 8 + (uint64_t)st->std_body_size), value);
+    jit_store(e, LLVMBuildAdd(e->b, used, size, ""), out, offsetof(fbe_buffer, size));
+    LLVMBuildRet(e->b, jit_i32(e, FBE_OK));
+}
+
+bool jit_emit_std_write(jit_emit *e)
+{
+    for (size_t i = 0; i < e->count; i++) {
+        const fbe_ir_struct *st = e->codec->types[i].ir;
+        jit_struct_fns *f = &e->fns[i];
+        char name[512];
+        LLVMTypeRef size_params[] = {e->ptr};
+        snprintf(name, sizeof name, "std_size.%s", st->c_name);
+        f->std_size = jit_declare(e, name, e->i64, size_params, 1, false);
+        LLVMTypeRef write_params[] = {e->ptr, e->i64, e->i64, e->ptr};
+        snprintf(name, sizeof name, "std_write.%s", st->c_name);
+        f->std_write = jit_declare(e, name, e->i64, write_params, 4, false);
+        LLVMTypeRef entry_size_params[] = {e->ptr, e->ptr};
+        jit_entry_name(st, FBE_STANDARD, JIT_SIZE, name, sizeof name);
+        f->entry[FBE_STANDARD][JIT_SIZE] = jit_declare(e, name, e->i64, entry_size_params, 2, true);
+        LLVMTypeRef ser_params[] = {e->ptr, e->ptr, e->ptr};
+        jit_entry_name(st, FBE_STANDARD, JIT_SERIALIZE, name, sizeof name);
+        f->entry[FBE_STANDARD][JIT_SERIALIZE] = jit_declare(e, name, e->i32, ser_params, 3, true);
+    }
+    for (size_t i = 0; i < e->count; i++) {
+        const fbe_ir_struct *st = e->codec->types[i].ir;
+        define_size(e, st, &e->fns[i]);
+        define_write(e, st, &e->fns[i]);
+        define_entries(e, st, &e->fns[i]);
+    }
+    return true;
+}

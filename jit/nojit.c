@@ -1,0 +1,26 @@
+/* Built instead of the LLVM backend when FBE_WITH_LLVM=OFF: every request for the
+ * JIT gets the interpreter (or an error when native code is demanded). */
+#include "fbe/jit.h"
+
+bool fbe_jit_available(void)
+{
+    return false;
+}
+
+fbe_codec *fbe_jit_compile(const struct fbe_schema *schema, const fbe_jit_options *opts,
+                           fbe_status *status)
+{
+    if (opts && opts->require_native) {
+        if (status)
+            *status = FBE_UNSUPPORTED;
+        return NULL;
+    }
+    fbe_codec_options copts = {.max_depth = opts ? opts->max_depth : 0};
+    return fbe_interp_create(schema, &copts, status);
+}
+
+fbe_jit_stats fbe_jit_codec_stats(const fbe_codec *codec)
+{
+    (void)codec;
+    return (fbe_jit_stats){0};
+}

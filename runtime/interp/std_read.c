@@ -1,0 +1,794 @@
+/* The interpreter's standard-model reader: verify and deserialize
+ * (wire-format.md 3, 5.1, 6; docs/codec.md "Standard model").
+ *
+ * Both walk the lowered program in the same order and call the same check
+ * helpers (chk_*), so for any input they stop at the same problem with the same
+ * status. Every position is a 64-bit offset from the frame start; `size` is the
+ * frame's full_size once the frame header has been checked, and every read is
+ * preceded by a check that keeps it inside data[0..size).
+ *
+ * Limits: each struct body entered counts one level of depth (the root body is
+ * level 1; a level deeper than max_depth is TOO_DEEP); every struct body, optional
+ * slot, string block and collection block reached is charged against a budget of
+ * full_size bytes (TRAVERSAL_LIMIT when a crafted buffer reaches the same bytes
+ * over and over).
+ *
+ * Error positions (fbe_verify_info.offset), from the frame start:
+ *   TRUNCATED, BAD_FRAME_SIZE      0 (the frame header)
+ *   NULL_OFFSET, BAD_OFFSET        the u32 offset that is wrong (for an optional,
+ *                                  the offset after its flag byte)
+ *   BAD_STRUCT_SIZE, BAD_TYPE      the struct body's size / type field
+ *   BAD_LENGTH, BAD_COUNT          the block's length / count field
+ *   TOO_DEEP                       the offset that leads to the too-deep body
+ *   TRAVERSAL_LIMIT                the start of the region that exhausted the budget
+ * info->type / info->field: the struct and field being read (field NULL for the
+ * frame header and the root reference). */
+#include <string.h>
+
+#include "program.h"
+
+typedef struct reader {
+    const uint8_t *data; /* frame start */
+    uint64_t size;       /* full_size (after the frame check) */
+    uint64_t budget;     /* bytes that may still be visited */
+    unsigned max_depth;
+    fbe_arena *arena;    /* deserialize only */
+    bool borrow;
+    /* where the first problem was found */
+    uint64_t err_pos;
+    const fbe_ir_struct *err_type;
+    const fbe_ir_field *err_field;
+    bool located;
+} reader;
+
+static inline bool op_is_scalar(uint8_t op)
+{
+    return op <= OP_COPY16;
+}
+
+#if defined(__GNUC__)
+#define COLD __attribute__((cold, noinline))
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define UNREACHABLE() __builtin_unreachable()
+#else
+#define COLD
+#define LIKELY(x) (x)
+#define UNLIKELY(x) (x)
+#define UNREACHABLE() ((void)0)
+#endif
+
+static COLD fbe_status fail_at(reader *r, fbe_status st, uint64_t pos)
+{
+    r->err_pos = pos;
+    return st;
+}
+
+/* The innermost struct/field on the error path claims the error. */
+static COLD void locate(reader *r, const fbe_ir_struct *type, const fbe_ir_field *field)
+{
+    if (!r->located) {
+        r->located = true;
+        r->err_type = type;
+        r->err_field = field;
+    }
+}
+
+/* ---- shared checks ----------------------------------------------------------- */
+
+static inline fbe_status charge(reader *r, uint64_t n, uint64_t pos)
+{
+    if (UNLIKELY(n > r->budget))
+        return fail_at(r, FBE_TRAVERSAL_LIMIT, pos);
+    r->budget -= n;
+    return FBE_OK;
+}
+
+/* The block of a string / bytes whose (non-zero) offset at `pos` leads to `blk`;
+ * the payload is data[*payload .. *payload + *len). */
+static inline fbe_status chk_string_block(reader *r, uint64_t pos, uint64_t blk,
+                                          uint64_t *payload, uint32_t *len)
+{
+    if (UNLIKELY(blk + 4 > r->size))
+        return fail_at(r, FBE_BAD_OFFSET, pos);
+    uint32_t n = rd32(r->data + blk);
+    if (UNLIKELY(n > r->size - (blk + 4)))
+        return fail_at(r, FBE_BAD_LENGTH, blk);
+    *payload = blk + 4;
+    *len = n;
+    return charge(r, 4 + (uint64_t)n, blk);
+}
+
+/* A string / bytes whose offset is at `pos`: OK with *len = 0 for offset 0. */
+static inline fbe_status chk_string(reader *r, uint64_t pos, uint64_t base, uint64_t *payload,
+                                    uint32_t *len)
+{
+    uint32_t off = rd32(r->data + pos);
+    if (!off) {
+        *len = 0;
+        return FBE_OK;
+    }
+    return chk_string_block(r, pos, base + off, payload, len);
+}
+
+/* A struct reference at `pos`: the body of type `prog`, entered at `depth`. */
+static inline fbe_status chk_struct(reader *r, const interp_prog *prog, uint64_t pos,
+                                    uint64_t base, unsigned depth, uint64_t *body,
+                                    uint32_t *ssize)
+{
+    uint32_t off = rd32(r->data + pos);
+    if (UNLIKELY(!off))
+        return fail_at(r, FBE_NULL_OFFSET, pos);
+    uint64_t b = base + off;
+    if (UNLIKELY(b + 8 > r->size))
+        return fail_at(r, FBE_BAD_OFFSET, pos);
+    uint32_t s = rd32(r->data + b);
+    if (UNLIKELY(s < 8 || b + s > r->size))
+        return fail_at(r, FBE_BAD_STRUCT_SIZE, b);
+    if (UNLIKELY(rd32(r->data + b + 4) != prog->type_number))
+        return fail_at(r, FBE_BAD_TYPE, b + 4);
+    if (UNLIKELY(depth > r->max_depth))
+        return fail_at(r, FBE_TOO_DEEP, pos);
+    *body = b;
+    *ssize = s;
+    return charge(r, s, b);
+}
+
+/* An optional at `pos` whose slot holds `inl` bytes. OK with *slot = 0 when
+ * absent (a present slot is never at 0: its offset is non-zero). */
+static inline fbe_status chk_optional(reader *r, uint64_t pos, uint64_t base, uint32_t inl,
+                                      uint64_t *slot)
+{
+    if (!r->data[pos]) {
+        *slot = 0;
+        return FBE_OK;
+    }
+    uint32_t off = rd32(r->data + pos + 1);
+    if (UNLIKELY(!off))
+        return fail_at(r, FBE_NULL_OFFSET, pos + 1);
+    uint64_t s = base + off;
+    if (UNLIKELY(s + inl > r->size))
+        return fail_at(r, FBE_BAD_OFFSET, pos + 1);
+    *slot = s;
+    return charge(r, inl, s);
+}
+
+/* A collection block whose offset is at `pos`, `es` bytes per element (never 0:
+ * every inline size is at least 1). OK with *count = 0 for offset 0; otherwise
+ * the elements start at *elems. */
+static inline fbe_status chk_block(reader *r, uint64_t pos, uint64_t base, uint32_t es,
+                                   uint64_t *elems, uint32_t *count)
+{
+    uint32_t off = rd32(r->data + pos);
+    if (!off) {
+        *count = 0;
+        return FBE_OK;
+    }
+    uint64_t blk = base + off;
+    if (UNLIKELY(blk + 4 > r->size))
+        return fail_at(r, FBE_BAD_OFFSET, pos);
+    uint32_t n = rd32(r->data + blk);
+    /* n > (size - blk - 4) / es, without a division (n * es < 2^64) */
+    if (UNLIKELY((uint64_t)n * es > r->size - blk - 4))
+        return fail_at(r, FBE_BAD_COUNT, blk);
+    *elems = blk + 4;
+    *count = n;
+    return charge(r, 4 + (uint64_t)n * es, blk);
+}
+
+/* The fields of a body of `ssize` bytes that are present: those whose inline part
+ * fits (field offsets increase, so they are a prefix). */
+static inline size_t fields_present(const interp_prog *prog, uint32_t ssize)
+{
+    if (LIKELY(ssize >= prog->std_body_size))
+        return prog->field_count;
+    size_t n = 0;
+    while (n < prog->field_count &&
+           (uint64_t)prog->fields[n].std_offset + prog->fields[n].node.std_size <= ssize)
+        n++;
+    return n;
+}
+
+/* Frame header: on success r->size is full_size. */
+static fbe_status chk_frame(reader *r, const uint8_t *data, size_t size)
+{
+    r->data = data;
+    if (size < 8)
+        return fail_at(r, FBE_TRUNCATED, 0);
+    uint32_t full = rd32(data);
+    if (full < 8)
+        return fail_at(r, FBE_BAD_FRAME_SIZE, 0);
+    if (full > size)
+        return fail_at(r, FBE_TRUNCATED, 0);
+    r->size = full;
+    r->budget = full;
+    return FBE_OK;
+}
+
+/* ---- verify ------------------------------------------------------------------ */
+
+static fbe_status v_struct(reader *r, const interp_prog *prog, uint64_t pos, uint64_t base,
+                           unsigned depth);
+static fbe_status v_value(reader *r, const interp_node *n, uint64_t pos, uint64_t base,
+                          unsigned depth);
+
+/* The elements of a checked collection block (n is OP_SEQ or OP_MAP). */
+static fbe_status v_elems(reader *r, const interp_node *n, uint64_t elems, uint32_t count,
+                          uint64_t base, unsigned depth)
+{
+    fbe_status st;
+    if (n->op == OP_MAP) {
+        const interp_node *k = n->key, *v = n->elem;
+        uint32_t ks = k->std_size, es = ks + v->std_size;
+        for (uint32_t i = 0; i < count; i++) {
+            uint64_t p = elems + (uint64_t)i * es;
+            if ((st = v_value(r, k, p, base, depth)) != FBE_OK ||
+                (st = v_value(r, v, p + ks, base, depth)) != FBE_OK)
+                return st;
+        }
+        return FBE_OK;
+    }
+    const interp_node *e = n->elem;
+    uint32_t es = e->std_size;
+    switch ((interp_op)e->op) {
+    case OP_BOOL:
+    case OP_COPY1:
+    case OP_COPY2:
+    case OP_COPY4:
+    case OP_COPY8:
+    case OP_COPY16:
+        return FBE_OK;
+    case OP_STRING:
+        for (uint32_t i = 0; i < count; i++) {
+            uint64_t payload = 0;
+            uint32_t len = 0;
+            if ((st = chk_string(r, elems + (uint64_t)i * es, base, &payload, &len)) != FBE_OK)
+                return st;
+        }
+        return FBE_OK;
+    case OP_STRUCT:
+        for (uint32_t i = 0; i < count; i++)
+            if ((st = v_struct(r, e->prog, elems + (uint64_t)i * es, base, depth + 1)) != FBE_OK)
+                return st;
+        return FBE_OK;
+    default:
+        for (uint32_t i = 0; i < count; i++)
+            if ((st = v_value(r, e, elems + (uint64_t)i * es, base, depth)) != FBE_OK)
+                return st;
+        return FBE_OK;
+    }
+}
+
+static inline fbe_status v_seq(reader *r, const interp_node *n, uint64_t pos, uint64_t base,
+                               unsigned depth)
+{
+    uint64_t elems = 0;
+    uint32_t count = 0;
+    fbe_status st = chk_block(r, pos, base, n->elem->std_size, &elems, &count);
+    if (st != FBE_OK || !count)
+        return st;
+    return v_elems(r, n, elems, count, base, depth);
+}
+
+static inline fbe_status v_opt_struct(reader *r, const interp_node *n, uint64_t pos,
+                                      uint64_t base, unsigned depth)
+{
+    uint64_t slot = 0;
+    fbe_status st = chk_optional(r, pos, base, 4, &slot);
+    if (st != FBE_OK || !slot)
+        return st;
+    return v_struct(r, n->prog, slot, slot, depth + 1);
+}
+
+/* The value of type `n` whose inline part is at `pos` (inside checked bytes);
+ * `depth` is the level of the struct body holding it. */
+static fbe_status v_value(reader *r, const interp_node *n, uint64_t pos, uint64_t base,
+                          unsigned depth)
+{
+    fbe_status st;
+    switch ((interp_op)n->op) {
+    case OP_BOOL:
+    case OP_COPY1:
+    case OP_COPY2:
+    case OP_COPY4:
+    case OP_COPY8:
+    case OP_COPY16:
+        return FBE_OK;
+    case OP_STRING: {
+        uint64_t payload = 0;
+        uint32_t len = 0;
+        return chk_string(r, pos, base, &payload, &len);
+    }
+    case OP_STRUCT:
+        return v_struct(r, n->prog, pos, base, depth + 1);
+    case OP_OPTIONAL: {
+        uint64_t slot = 0;
+        if ((st = chk_optional(r, pos, base, n->elem->std_size, &slot)) != FBE_OK || !slot)
+            return st;
+        return v_value(r, n->elem, slot, slot, depth);
+    }
+    case OP_OPT_STRUCT:
+        return v_opt_struct(r, n, pos, base, depth);
+    case OP_ARRAY: {
+        const interp_node *e = n->elem;
+        if (op_is_scalar(e->op))
+            return FBE_OK;
+        for (uint32_t i = 0; i < n->count; i++)
+            if ((st = v_value(r, e, pos + (uint64_t)i * e->std_size, base, depth)) != FBE_OK)
+                return st;
+        return FBE_OK;
+    }
+    case OP_SEQ:
+        return v_seq(r, n, pos, base, depth);
+    case OP_MAP: {
+        uint64_t elems = 0;
+        uint32_t count = 0;
+        if ((st = chk_block(r, pos, base, n->key->std_size + n->elem->std_size, &elems,
+                            &count)) != FBE_OK)
+            return st;
+        if (!count || (op_is_scalar(n->key->op) && op_is_scalar(n->elem->op)))
+            return FBE_OK;
+        return v_elems(r, n, elems, count, base, depth);
+    }
+    }
+    return FBE_OK;
+}
+
+/* The struct referenced at `pos`, its body entered at level `depth`. */
+static fbe_status v_struct(reader *r, const interp_prog *prog, uint64_t pos, uint64_t base,
+                           unsigned depth)
+{
+    uint64_t body = 0;
+    uint32_t ssize = 0;
+    fbe_status st = chk_struct(r, prog, pos, base, depth, &body, &ssize);
+    if (UNLIKELY(st != FBE_OK))
+        return st;
+    const interp_field *f = prog->fields, *end = f + fields_present(prog, ssize);
+    for (; f < end; f++) {
+        uint8_t op = f->node.op;
+        if (op_is_scalar(op))
+            continue;
+        uint64_t p = body + f->std_offset;
+        switch ((interp_op)op) {
+        case OP_STRING: {
+            uint32_t off = rd32(r->data + p);
+            if (!off)
+                continue;
+            uint64_t payload = 0;
+            uint32_t len = 0;
+            st = chk_string_block(r, p, body + off, &payload, &len);
+            break;
+        }
+        case OP_STRUCT:
+            st = v_struct(r, f->node.prog, p, body, depth + 1);
+            break;
+        case OP_OPT_STRUCT:
+            st = v_opt_struct(r, &f->node, p, body, depth);
+            break;
+        case OP_SEQ:
+            st = v_seq(r, &f->node, p, body, depth);
+            break;
+        case OP_OPTIONAL:
+        case OP_ARRAY:
+        case OP_MAP:
+            st = v_value(r, &f->node, p, body, depth);
+            break;
+        default:
+            UNREACHABLE(); /* scalars were skipped above */
+        }
+        if (UNLIKELY(st != FBE_OK)) {
+            locate(r, prog->ir, f->ir);
+            return st;
+        }
+    }
+    return FBE_OK;
+}
+
+static unsigned depth_limit(const fbe_type *type, unsigned requested)
+{
+    return requested ? requested : fbe_codec_max_depth(type->codec);
+}
+
+fbe_status interp_std_verify(const fbe_type *type, const uint8_t *data, size_t size,
+                             fbe_verify_info *info)
+{
+    if (!type || (!data && size)) {
+        if (info)
+            *info = (fbe_verify_info){.status = FBE_INVALID_ARGUMENT};
+        return FBE_INVALID_ARGUMENT;
+    }
+    const interp_prog *prog = interp_prog_of(type);
+    reader r = {.max_depth = depth_limit(type, 0)};
+    fbe_status st = chk_frame(&r, data, size);
+    if (st == FBE_OK)
+        st = v_struct(&r, prog, 4, 0, 1);
+    if (info) {
+        if (st == FBE_OK) {
+            *info = (fbe_verify_info){.status = FBE_OK};
+        } else {
+            locate(&r, prog->ir, NULL);
+            *info = (fbe_verify_info){.status = st,
+                                      .offset = (size_t)r.err_pos,
+                                      .type = r.err_type,
+                                      .field = r.err_field};
+        }
+    }
+    return st;
+}
+
+/* ---- deserialize ------------------------------------------------------------- */
+/* Every d_* routine leaves the host value it was given safe when it fails: views
+ * are {NULL, 0} or point to valid memory, optional struct pointers are NULL or
+ * valid, and the fields it did not reach are zero. */
+
+static fbe_status d_fields(reader *r, const interp_prog *prog, uint64_t body, uint32_t ssize,
+                           uint8_t *host, unsigned depth);
+static fbe_status d_value(reader *r, const interp_node *n, uint64_t pos, uint64_t base,
+                          uint8_t *host, unsigned depth);
+
+/* fbe_arena_alloc's bump path inlined (same rounding, same 16-byte alignment);
+ * anything else (no chunk yet, chunk full, zero size) goes through it. */
+static inline void *arena_alloc(reader *r, size_t n)
+{
+    fbe_arena *a = r->arena;
+    size_t rounded = (n + 15) & ~(size_t)15;
+    if (LIKELY(a->head && n && rounded >= n && (size_t)(a->end - a->ptr) >= rounded)) {
+        void *p = a->ptr;
+        a->ptr += rounded;
+        return p;
+    }
+    return fbe_arena_alloc(a, n);
+}
+
+/* A checked string block of `len` bytes at `payload` into host {pointer, size}. */
+static inline fbe_status d_string_payload(reader *r, uint64_t payload, uint32_t len,
+                                          uint8_t *host)
+{
+    fbe_bytes s = {NULL, 0};
+    fbe_status st = FBE_OK;
+    if (len) {
+        if (r->borrow) {
+            s.data = r->data + payload;
+            s.size = len;
+        } else {
+            uint8_t *p = arena_alloc(r, (size_t)len + 1);
+            if (UNLIKELY(!p)) {
+                st = FBE_NOMEM;
+            } else {
+                memcpy(p, r->data + payload, len);
+                p[len] = 0; /* a convenience, not a promise: views are not terminated */
+                s.data = p;
+                s.size = len;
+            }
+        }
+    }
+    memcpy(host, &s, sizeof s);
+    return st;
+}
+
+static inline fbe_status d_string(reader *r, uint64_t pos, uint64_t base, uint8_t *host)
+{
+    uint64_t payload = 0;
+    uint32_t len = 0;
+    fbe_status st = chk_string(r, pos, base, &payload, &len);
+    if (UNLIKELY(st != FBE_OK)) {
+        memset(host, 0, sizeof(fbe_bytes));
+        return st;
+    }
+    return d_string_payload(r, payload, len, host);
+}
+
+/* Scalars: host and wire bytes are identical except bool, which is normalised. */
+static inline void d_scalar(uint8_t op, const uint8_t *src, uint8_t *host)
+{
+    switch ((interp_op)op) {
+    case OP_BOOL: *host = *src != 0; break;
+    case OP_COPY1: *host = *src; break;
+    case OP_COPY2: memcpy(host, src, 2); break;
+    case OP_COPY4: memcpy(host, src, 4); break;
+    case OP_COPY8: memcpy(host, src, 8); break;
+    default: memcpy(host, src, 16); break;
+    }
+}
+
+/* count scalar elements of type e (wire stride e->std_size, host stride e->host_size). */
+static inline void d_scalars(const interp_node *e, const uint8_t *src, uint8_t *host,
+                             size_t count)
+{
+    size_t es = e->std_size, hs = e->host_size;
+    if (e->op != OP_BOOL && es == hs) {
+        memcpy(host, src, count * es);
+        return;
+    }
+    for (size_t i = 0; i < count; i++)
+        d_scalar(e->op, src + i * es, host + i * hs);
+}
+
+/* The struct referenced at `pos` into `host` (by value), its body at `depth`. */
+static fbe_status d_struct(reader *r, const interp_prog *prog, uint64_t pos, uint64_t base,
+                           uint8_t *host, unsigned depth)
+{
+    uint64_t body = 0;
+    uint32_t ssize = 0;
+    fbe_status st = chk_struct(r, prog, pos, base, depth, &body, &ssize);
+    if (UNLIKELY(st != FBE_OK)) {
+        memset(host, 0, prog->host_size);
+        return st;
+    }
+    return d_fields(r, prog, body, ssize, host, depth);
+}
+
+/* S?: the pointer is NULL unless the body passed its checks and was allocated. */
+static fbe_status d_opt_struct(reader *r, const interp_node *n, uint64_t pos, uint64_t base,
+                               uint8_t *host, unsigned depth)
+{
+    uint64_t slot = 0, body = 0;
+    uint32_t ssize = 0;
+    void *p = NULL;
+    memcpy(host, &p, sizeof p);
+    fbe_status st = chk_optional(r, pos, base, 4, &slot);
+    if (st != FBE_OK || !slot)
+        return st;
+    const interp_prog *prog = n->prog;
+    if ((st = chk_struct(r, prog, slot, slot, depth + 1, &body, &ssize)) != FBE_OK)
+        return st;
+    p = arena_alloc(r, prog->host_size);
+    if (UNLIKELY(!p))
+        return FBE_NOMEM;
+    memcpy(host, &p, sizeof p);
+    return d_fields(r, prog, body, ssize, p, depth + 1);
+}
+
+/* Large allocations whose elements have not been checked yet: a count is
+ * bounded by the bytes left, but an element's host size can be much larger than
+ * its inline size. When the array would be out of proportion to the bytes that
+ * may still be visited, the elements are checked first (exactly as verify does,
+ * with the same budget), so hostile counts fail without allocating. */
+static fbe_status precheck(reader *r, const interp_node *n, uint64_t elems, uint32_t count,
+                           uint64_t base, unsigned depth, uint64_t bytes)
+{
+    if (LIKELY(bytes <= 4096 || bytes / 4 <= r->budget))
+        return FBE_OK;
+    uint64_t saved = r->budget;
+    fbe_status st = v_elems(r, n, elems, count, base, depth);
+    r->budget = saved;
+    return st;
+}
+
+static fbe_status d_seq(reader *r, const interp_node *n, uint64_t pos, uint64_t base,
+                        uint8_t *host, unsigned depth)
+{
+    fbe_seq *seq = (fbe_seq *)host;
+    seq->data = NULL;
+    seq->size = 0;
+    const interp_node *e = n->elem;
+    uint64_t elems = 0;
+    uint32_t count = 0;
+    fbe_status st = chk_block(r, pos, base, e->std_size, &elems, &count);
+    if (st != FBE_OK || !count)
+        return st;
+    size_t hs = e->host_size, es = e->std_size;
+    uint8_t op = e->op;
+    if (UNLIKELY(hs && count > SIZE_MAX / hs))
+        return FBE_NOMEM;
+    if (!op_is_scalar(op) &&
+        (st = precheck(r, n, elems, count, base, depth, (uint64_t)count * hs)) != FBE_OK)
+        return st;
+    uint8_t *arr = arena_alloc(r, (size_t)count * hs);
+    if (UNLIKELY(!arr))
+        return FBE_NOMEM;
+    seq->data = arr;
+    uint32_t i = 0;
+    switch ((interp_op)op) {
+    case OP_BOOL:
+    case OP_COPY1:
+    case OP_COPY2:
+    case OP_COPY4:
+    case OP_COPY8:
+    case OP_COPY16:
+        d_scalars(e, r->data + elems, arr, count);
+        break;
+    case OP_STRING:
+        for (; i < count; i++)
+            if (UNLIKELY((st = d_string(r, elems + (uint64_t)i * es, base,
+                                        arr + (size_t)i * hs)) != FBE_OK))
+                break;
+        break;
+    case OP_STRUCT:
+        for (; i < count; i++)
+            if (UNLIKELY((st = d_struct(r, e->prog, elems + (uint64_t)i * es, base,
+                                        arr + (size_t)i * hs, depth + 1)) != FBE_OK))
+                break;
+        break;
+    default:
+        for (; i < count; i++)
+            if (UNLIKELY((st = d_value(r, e, elems + (uint64_t)i * es, base,
+                                       arr + (size_t)i * hs, depth)) != FBE_OK))
+                break;
+        break;
+    }
+    /* on error, element i is safe and the ones after it were never written */
+    seq->size = st == FBE_OK ? count : (size_t)i + 1;
+    return st;
+}
+
+static fbe_status d_map(reader *r, const interp_node *n, uint64_t pos, uint64_t base,
+                        uint8_t *host, unsigned depth)
+{
+    fbe_seq *seq = (fbe_seq *)host;
+    seq->data = NULL;
+    seq->size = 0;
+    const interp_node *k = n->key, *v = n->elem;
+    uint32_t ks = k->std_size, es = ks + v->std_size;
+    uint64_t elems = 0;
+    uint32_t count = 0;
+    fbe_status st = chk_block(r, pos, base, es, &elems, &count);
+    if (st != FBE_OK || !count)
+        return st;
+    size_t hs = n->entry_size, vo = n->entry_value_offset;
+    bool scalar = op_is_scalar(k->op) && op_is_scalar(v->op);
+    if (UNLIKELY(hs && count > SIZE_MAX / hs))
+        return FBE_NOMEM;
+    if (!scalar && (st = precheck(r, n, elems, count, base, depth, (uint64_t)count * hs)) != FBE_OK)
+        return st;
+    uint8_t *arr = arena_alloc(r, (size_t)count * hs);
+    if (UNLIKELY(!arr))
+        return FBE_NOMEM;
+    seq->data = arr;
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t p = elems + (uint64_t)i * es;
+        uint8_t *entry = arr + (size_t)i * hs;
+        if (scalar) {
+            d_scalar(k->op, r->data + p, entry);
+            d_scalar(v->op, r->data + p + ks, entry + vo);
+            continue;
+        }
+        st = d_value(r, k, p, base, entry, depth);
+        if (UNLIKELY(st != FBE_OK)) {
+            memset(entry + vo, 0, v->host_size);
+            seq->size = (size_t)i + 1;
+            return st;
+        }
+        st = d_value(r, v, p + ks, base, entry + vo, depth);
+        if (UNLIKELY(st != FBE_OK)) {
+            seq->size = (size_t)i + 1;
+            return st;
+        }
+    }
+    seq->size = count;
+    return FBE_OK;
+}
+
+/* The value of type `n` at `pos` into `host`; `depth` is the level of the struct
+ * body holding it. */
+static fbe_status d_value(reader *r, const interp_node *n, uint64_t pos, uint64_t base,
+                          uint8_t *host, unsigned depth)
+{
+    fbe_status st;
+    switch ((interp_op)n->op) {
+    case OP_BOOL:
+    case OP_COPY1:
+    case OP_COPY2:
+    case OP_COPY4:
+    case OP_COPY8:
+    case OP_COPY16:
+        d_scalar(n->op, r->data + pos, host);
+        return FBE_OK;
+    case OP_STRING:
+        return d_string(r, pos, base, host);
+    case OP_STRUCT:
+        return d_struct(r, n->prog, pos, base, host, depth + 1);
+    case OP_OPTIONAL: {
+        uint64_t slot = 0;
+        st = chk_optional(r, pos, base, n->elem->std_size, &slot);
+        if (st != FBE_OK || !slot) {
+            memset(host, 0, n->host_size); /* absent: has_value false, value zero */
+            return st;
+        }
+        *host = 1; /* has_value = true */
+        return d_value(r, n->elem, slot, slot, host + n->host_value_offset, depth);
+    }
+    case OP_OPT_STRUCT:
+        return d_opt_struct(r, n, pos, base, host, depth);
+    case OP_ARRAY: {
+        const interp_node *e = n->elem;
+        size_t hs = e->host_size;
+        if (op_is_scalar(e->op)) {
+            d_scalars(e, r->data + pos, host, n->count);
+            return FBE_OK;
+        }
+        for (uint32_t i = 0; i < n->count; i++) {
+            st = d_value(r, e, pos + (uint64_t)i * e->std_size, base, host + (size_t)i * hs,
+                         depth);
+            if (UNLIKELY(st != FBE_OK)) {
+                memset(host + (size_t)(i + 1) * hs, 0, (size_t)(n->count - i - 1) * hs);
+                return st;
+            }
+        }
+        return FBE_OK;
+    }
+    case OP_SEQ:
+        return d_seq(r, n, pos, base, host, depth);
+    case OP_MAP:
+        return d_map(r, n, pos, base, host, depth);
+    }
+    return FBE_OK;
+}
+
+/* The fields of a checked body of `ssize` bytes at level `depth` into `host`. */
+static fbe_status d_fields(reader *r, const interp_prog *prog, uint64_t body, uint32_t ssize,
+                           uint8_t *host, unsigned depth)
+{
+    size_t present = fields_present(prog, ssize);
+    const interp_field *fields = prog->fields;
+    const uint8_t *b = r->data + body;
+    for (size_t i = 0; i < present; i++) {
+        const interp_field *f = &fields[i];
+        uint8_t *h = host + f->host_offset;
+        const uint8_t *src = b + f->std_offset;
+        fbe_status st;
+        switch ((interp_op)f->node.op) {
+        case OP_BOOL: *h = *src != 0; continue;
+        case OP_COPY1: *h = *src; continue;
+        case OP_COPY2: memcpy(h, src, 2); continue;
+        case OP_COPY4: memcpy(h, src, 4); continue;
+        case OP_COPY8: memcpy(h, src, 8); continue;
+        case OP_COPY16: memcpy(h, src, 16); continue;
+        case OP_STRING:
+            st = d_string(r, body + f->std_offset, body, h);
+            break;
+        case OP_STRUCT:
+            st = d_struct(r, f->node.prog, body + f->std_offset, body, h, depth + 1);
+            break;
+        case OP_OPT_STRUCT:
+            st = d_opt_struct(r, &f->node, body + f->std_offset, body, h, depth);
+            break;
+        case OP_SEQ:
+            st = d_seq(r, &f->node, body + f->std_offset, body, h, depth);
+            break;
+        case OP_OPTIONAL:
+        case OP_ARRAY:
+        case OP_MAP:
+            st = d_value(r, &f->node, body + f->std_offset, body, h, depth);
+            break;
+        default:
+            UNREACHABLE(); /* lowering only produces interp_op values */
+        }
+        if (UNLIKELY(st != FBE_OK)) {
+            for (size_t j = i + 1; j < prog->field_count; j++)
+                memset(host + fields[j].host_offset, 0, fields[j].node.host_size);
+            return st;
+        }
+    }
+    /* Fields an older writer did not have. */
+    for (size_t i = present; i < prog->field_count; i++)
+        fbe_init_field(fields[i].ir, host + fields[i].host_offset);
+    return FBE_OK;
+}
+
+fbe_status interp_std_deserialize(const fbe_type *type, const uint8_t *data, size_t size,
+                                  void *value, const fbe_decode_options *options,
+                                  size_t *consumed)
+{
+    if (consumed)
+        *consumed = 0;
+    if (!type || !value)
+        return FBE_INVALID_ARGUMENT;
+    const interp_prog *prog = interp_prog_of(type);
+    if (!options || !options->arena || (!data && size)) {
+        memset(value, 0, prog->host_size);
+        return FBE_INVALID_ARGUMENT;
+    }
+    reader r = {.max_depth = depth_limit(type, options->max_depth),
+                .arena = options->arena,
+                .borrow = (options->flags & FBE_DECODE_BORROW) != 0};
+    fbe_status st = chk_frame(&r, data, size);
+    if (st != FBE_OK) {
+        memset(value, 0, prog->host_size);
+        return st;
+    }
+    st = d_struct(&r, prog, 4, 0, value, 1);
+    if (st == FBE_OK && consumed)
+        *consumed = (size_t)r.size;
+    return st;
+}

@@ -1,0 +1,81 @@
+/* What fbec verify, decode and convert share: checking their options, reading the
+ * input frame, building the codec and finding the type, and verifying the frame
+ * with the one error message all three print.
+ *
+ * Every function prints its own error ("fbec CMD: ...") to stderr and returns an
+ * exit status (FBEC_OK, FBEC_FAIL, FBEC_USAGE) or false. */
+#ifndef FBE_TOOLS_CODEC_CLI_H
+#define FBE_TOOLS_CODEC_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "fbe/codec.h"
+#include "fbe/schema.h"
+
+/* The largest input read: a frame's size is a u32, so no valid frame is larger. */
+#define FBEC_MAX_INPUT ((size_t)UINT32_MAX)
+
+/* Name used in messages for standard input / output. */
+#define FBEC_STDIN_NAME "<stdin>"
+
+/* A whole input file in memory. */
+typedef struct fbec_input {
+    uint8_t *data; /* never NULL after a successful read, even when size == 0 */
+    size_t size;
+    const char *name; /* the path, or FBEC_STDIN_NAME */
+} fbec_input;
+
+/* Reads `path` (standard input when NULL or "-") completely. Fails with a clear
+ * message when the file cannot be read or holds more than `limit` bytes. */
+bool fbec_read_input(const char *cmd, const char *path, size_t limit, fbec_input *in);
+void fbec_input_free(fbec_input *in);
+
+/* Prints "fbec CMD: MESSAGE" and the --help hint; returns FBEC_USAGE. */
+int fbec_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* The one positional FILE of a codec command (NULL = standard input); prints a usage
+ * error when there are several. */
+bool fbec_single_input(const char *cmd, const fbec_args *args, const char **path);
+
+/* Checks --schema and --type are present and --backend names a backend that can be
+ * used. Returns FBEC_OK or FBEC_USAGE (after printing why). */
+int fbec_check_codec_args(const char *cmd, const fbec_args *args);
+
+/* "standard" / "final" after the option `opt`; prints a usage error otherwise. */
+bool fbec_parse_model(const char *cmd, const char *opt, const char *value, fbe_model *model);
+const char *fbec_model_name(fbe_model model);
+
+/* The input model of verify and decode: --final or --from MODEL (standard when
+ * neither is given). */
+bool fbec_input_model(const char *cmd, const fbec_args *args, fbe_model *model);
+
+/* A loaded schema, its codec and the type named by --type. */
+typedef struct fbec_codec {
+    fbe_schema *schema;
+    fbe_codec *codec;
+    const fbe_type *type;
+} fbec_codec;
+
+/* Loads --schema, creates the codec of --backend and looks up --type.
+ * Returns FBEC_OK or FBEC_FAIL (after printing why); on failure nothing is held. */
+int fbec_codec_open(const char *cmd, const fbec_args *args, fbec_codec *c);
+void fbec_codec_close(fbec_codec *c);
+
+/* Verifies that `in` holds exactly one valid frame of c->type in `model`. On failure
+ * prints "fbec CMD: FILE: invalid frame at byte N: REASON (in pkg.Type.field)" (or
+ * the number of bytes following the frame) and returns false. */
+bool fbec_verify_input(const char *cmd, const fbec_codec *c, fbe_model model,
+                       const fbec_input *in);
+
+/* Writes `len` bytes to -o (standard output when absent). The output file is only
+ * opened here, so a failed command never creates or truncates it. */
+bool fbec_write_output(const char *cmd, const fbec_args *args, const void *data, size_t len);
+
+#endif
