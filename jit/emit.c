@@ -140,6 +140,16 @@ LLVMValueRef jit_i8(jit_emit *e, uint8_t v)
 
 LLVMValueRef jit_host_ptr(jit_emit *e, const void *p)
 {
+    if (!p)
+        return LLVMConstPointerNull(e->ptr);
+    if (e->host_ptr) {
+        LLVMValueRef v = e->host_ptr(e, p);
+        if (v)
+            return v;
+        if (!e->host_ptr_missing)
+            e->host_ptr_missing = p;
+        return LLVMConstPointerNull(e->ptr);
+    }
     return LLVMConstIntToPtr(jit_i64(e, (uint64_t)(uintptr_t)p), e->ptr);
 }
 

@@ -58,6 +58,15 @@ typedef struct jit_emit {
 
     LLVMValueRef fn;                /* function being emitted */
     LLVMBasicBlockRef entry_block;
+
+    /* How jit_host_ptr() refers to host IR objects. NULL: by absolute address
+     * (in-process JIT). AOT objects install a hook returning the module constant
+     * that mirrors the object (jit/image.c), or NULL when there is none: then
+     * jit_host_ptr() records the pointer in host_ptr_missing, returns a null
+     * pointer and the caller must fail the emission. */
+    LLVMValueRef (*host_ptr)(struct jit_emit *e, const void *p);
+    void *host_ptr_ctx;
+    const void *host_ptr_missing;
 } jit_emit;
 
 /* ---- functions and blocks ---- */
@@ -76,7 +85,9 @@ LLVMValueRef jit_alloca(jit_emit *e, LLVMTypeRef t, const char *name);
 LLVMValueRef jit_i64(jit_emit *e, uint64_t v);
 LLVMValueRef jit_i32(jit_emit *e, uint32_t v);
 LLVMValueRef jit_i8(jit_emit *e, uint8_t v);
-/* A host address known at compile time (IR pointers for error reports). */
+/* A host address known at compile time: IR structs and fields (error reports,
+ * defaults). With a host_ptr hook (AOT) only those may be passed; NULL gives a
+ * null pointer. */
 LLVMValueRef jit_host_ptr(jit_emit *e, const void *p);
 
 /* base + offset (bytes). */

@@ -1,71 +1,37 @@
 /* fbe_jit_compile: build one LLVM module for a schema, optimize it for the target
  * CPU, hand it to an ORC LLJIT instance, and install the native entry points in
  * an interpreter codec (whatever is not compiled stays interpreted). */
-#define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
-#include <llvm-c/ErrorHandling.h>
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
-#include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 
 #include "emit.h"
 #include "fbe/jit.h"
 #include "fbe/schema.h"
 #include "helpers.h"
+#include "cache.h"
 #include "interp/program.h"
+#include "module.h"
 
 typedef struct jit_state {
     LLVMOrcLLJITRef jit;
     fbe_jit_stats stats;
 } jit_state;
 
-static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
-
-static void fatal_handler(const char *reason)
-{
-    fprintf(stderr, "fbe-c: LLVM fatal error: %s\n", reason);
-    abort();
-}
-
-static void init_llvm(void)
-{
-    LLVMInitializeNativeTarget();
-    LLVMInitializeNativeAsmPrinter();
-    LLVMInstallFatalErrorHandler(fatal_handler);
-}
-
 bool fbe_jit_available(void)
 {
     return true;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-/* Consumes err; reports it when FBE_JIT_DEBUG is set. Returns true if there was one. */
 static bool failed(LLVMErrorRef err, const char *what)
 {
-    if (!err)
-        return false;
-    char *msg = LLVMGetErrorMessage(err);
-    if (getenv("FBE_JIT_DEBUG"))
-        fprintf(stderr, "fbe-c JIT: %s: %s\n", what, msg);
-    LLVMDisposeErrorMessage(msg);
-    return true;
+    return jit_failed(err, what, NULL, 0);
 }
 
 static void destroy_jit(fbe_codec *codec)
@@ -75,38 +41,6 @@ static void destroy_jit(fbe_codec *codec)
         failed(LLVMOrcDisposeLLJIT(s->jit), "dispose");
     free(s);
     codec->backend_data = NULL;
-}
-
-static LLVMTargetMachineRef create_target_machine(const fbe_jit_options *opts, char **triple_out)
-{
-    char *triple = LLVMGetDefaultTargetTriple();
-    char *err = NULL;
-    LLVMTargetRef target;
-    if (LLVMGetTargetFromTriple(triple, &target, &err)) {
-        if (getenv("FBE_JIT_DEBUG"))
-            fprintf(stderr, "fbe-c JIT: target: %s\n", err);
-        LLVMDisposeMessage(err);
-        LLVMDisposeMessage(triple);
-        return NULL;
-    }
-    char *host_cpu = NULL, *host_features = NULL;
-    const char *cpu = opts && opts->cpu ? opts->cpu : (host_cpu = LLVMGetHostCPUName());
-    const char *features = opts && opts->features ? opts->features
-                           : opts && opts->cpu    ? ""
-                                                  : (host_features = LLVMGetHostCPUFeatures());
-    int level = opts && opts->opt_level ? opts->opt_level : 2;
-    LLVMCodeGenOptLevel cg = level <= 0   ? LLVMCodeGenLevelNone
-                             : level == 1 ? LLVMCodeGenLevelLess
-                             : level == 2 ? LLVMCodeGenLevelDefault
-                                          : LLVMCodeGenLevelAggressive;
-    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, cpu, features, cg,
-                                                      LLVMRelocDefault, LLVMCodeModelJITDefault);
-    if (host_cpu)
-        LLVMDisposeMessage(host_cpu);
-    if (host_features)
-        LLVMDisposeMessage(host_features);
-    *triple_out = triple;
-    return tm;
 }
 
 static bool define_helpers(LLVMOrcLLJITRef jit)
@@ -127,86 +61,33 @@ static bool define_helpers(LLVMOrcLLJITRef jit)
     return !failed(LLVMOrcJITDylibDefine(LLVMOrcLLJITGetMainJITDylib(jit), mu), "helpers");
 }
 
-/* Lowers, optimizes and loads the module; on success installs the entry points. */
-static bool compile_into(fbe_codec *codec, const fbe_jit_options *opts, jit_state *state)
+/* An LLJIT for exactly the CPU and features of tm (which it takes), with the
+ * runtime helpers defined. */
+static bool create_jit(jit_state *state, LLVMTargetMachineRef tm)
 {
-    pthread_once(&llvm_once, init_llvm);
-    double t0 = now_ms();
-    char *triple = NULL;
-    LLVMTargetMachineRef tm = create_target_machine(opts, &triple);
-    if (!tm) {
-        LLVMDisposeMessage(triple);
-        return false;
-    }
-    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
-    LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
-    LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("fbe", ctx);
-    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
-    LLVMSetModuleDataLayout(mod, dl);
-    LLVMDisposeTargetData(dl);
-    LLVMSetTarget(mod, triple);
-    LLVMDisposeMessage(triple);
-
-    jit_emit e;
-    bool ok = jit_emit_init(&e, ctx, mod, codec) && jit_emit_std_write(&e) &&
-              jit_emit_std_read(&e) && jit_emit_final(&e);
-    char *msg = NULL;
-    if (ok && LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg)) {
-        if (getenv("FBE_JIT_DEBUG"))
-            fprintf(stderr, "fbe-c JIT: invalid module: %s\n", msg);
-        ok = false;
-    }
-    if (msg)
-        LLVMDisposeMessage(msg);
-    double t1 = now_ms();
-    if (ok) {
-        LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
-        int level = opts && opts->opt_level ? opts->opt_level : 2;
-        char passes[32];
-        snprintf(passes, sizeof passes, "default<O%d>", level < 1 ? 1 : level > 3 ? 3 : level);
-        ok = !failed(LLVMRunPasses(mod, passes, tm, pbo), "passes");
-        LLVMDisposePassBuilderOptions(pbo);
-    }
-    if (getenv("FBE_JIT_DUMP"))
-        LLVMDumpModule(mod);
-    double t2 = now_ms();
-    if (!ok) {
-        jit_emit_dispose(&e);
-        LLVMDisposeModule(mod);
-        LLVMOrcDisposeThreadSafeContext(tsc);
-        LLVMDisposeTargetMachine(tm);
-        return false;
-    }
-
-    /* The JIT compiles for exactly the CPU and features the passes used. */
     LLVMOrcJITTargetMachineBuilderRef jtmb = LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm);
     LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
     LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder, jtmb);
     if (failed(LLVMOrcCreateLLJIT(&state->jit, builder), "create")) {
         state->jit = NULL;
-        jit_emit_dispose(&e);
-        LLVMDisposeModule(mod);
-        LLVMOrcDisposeThreadSafeContext(tsc);
         return false;
     }
-    ok = define_helpers(state->jit);
-    LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(mod, tsc);
-    LLVMOrcDisposeThreadSafeContext(tsc);
-    if (ok)
-        ok = !failed(LLVMOrcLLJITAddLLVMIRModule(state->jit, LLVMOrcLLJITGetMainJITDylib(state->jit), tsm),
-                     "add module");
-    else
-        LLVMOrcDisposeThreadSafeModule(tsm);
+    return define_helpers(state->jit);
+}
 
-    /* Look every entry point up before installing any: all or nothing. */
+/* Looks every entry point of e up, then installs them all (or none). Returns
+ * the number installed, or -1. */
+static long install_entries(fbe_codec *codec, jit_state *state, const jit_emit *e)
+{
     size_t n = codec->type_count;
     fbe_model_ops *native = calloc(n * 2 + 1, sizeof *native);
-    size_t functions = 0;
+    bool ok = native != NULL;
+    long functions = 0;
     for (size_t i = 0; ok && i < n; i++) {
         for (int m = 0; m < 2 && ok; m++) {
             void **slots = (void **)&native[i * 2 + (size_t)m];
             for (int op = 0; op < 4 && ok; op++) {
-                if (!e.fns[i].entry[m][op])
+                if (!e->fns[i].entry[m][op])
                     continue;
                 char name[512];
                 jit_entry_name(codec->types[i].ir, (fbe_model)m, op, name, sizeof name);
@@ -217,8 +98,7 @@ static bool compile_into(fbe_codec *codec, const fbe_jit_options *opts, jit_stat
             }
         }
     }
-    jit_emit_dispose(&e);
-    if (ok && native) {
+    if (ok) {
         for (size_t i = 0; i < n; i++) {
             for (int m = 0; m < 2; m++) {
                 fbe_model_ops *ops = &codec->types[i].ops[m];
@@ -235,9 +115,152 @@ static bool compile_into(fbe_codec *codec, const fbe_jit_options *opts, jit_stat
         }
     }
     free(native);
-    double t3 = now_ms();
-    state->stats = (fbe_jit_stats){t1 - t0, t2 - t1, t3 - t2, functions};
-    return ok;
+    return ok ? functions : -1;
+}
+
+/* Lowers, optimizes and loads the module; on success installs the entry points. */
+static bool compile_direct(fbe_codec *codec, const fbe_jit_options *opts, jit_state *state)
+{
+    double t0 = jit_now_ms();
+    jit_target target = {
+        .cpu = opts ? opts->cpu : NULL,
+        .features = opts ? opts->features : NULL,
+        .opt_level = opts ? opts->opt_level : 0,
+    };
+    LLVMTargetMachineRef tm = jit_target_machine(&target, NULL, NULL, NULL, NULL, 0);
+    if (!tm)
+        return false;
+    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
+    LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
+    jit_module jm;
+    if (!jit_module_build(&jm, ctx, tm, codec, target.opt_level, NULL, NULL, 0)) {
+        LLVMOrcDisposeThreadSafeContext(tsc);
+        LLVMDisposeTargetMachine(tm);
+        return false;
+    }
+    double t2 = jit_now_ms();
+    LLVMModuleRef mod = jm.mod;
+    if (!create_jit(state, tm)) {
+        jit_module_dispose(&jm);
+        LLVMDisposeModule(mod);
+        LLVMOrcDisposeThreadSafeContext(tsc);
+        return false;
+    }
+    LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(mod, tsc);
+    LLVMOrcDisposeThreadSafeContext(tsc);
+    bool ok = !failed(LLVMOrcLLJITAddLLVMIRModule(state->jit, LLVMOrcLLJITGetMainJITDylib(state->jit),
+                                                  tsm),
+                      "add module");
+    long functions = ok ? install_entries(codec, state, &jm.e) : -1;
+    jit_module_dispose(&jm);
+    double t3 = jit_now_ms();
+    state->stats = (fbe_jit_stats){t2 - t0 - jm.optimize_ms, jm.optimize_ms, t3 - t2,
+                                   functions < 0 ? 0 : (size_t)functions, false};
+    return functions >= 0;
+}
+
+static bool install_symbolic_ir(jit_emit *e, void *ctx, char *err, size_t size)
+{
+    (void)ctx;
+    (void)err;
+    (void)size;
+    e->host_ptr = jit_cache_host_ptr;
+    return true;
+}
+
+/* With opts->cache_dir: the module refers to the IR by symbol (cache.h) and is
+ * compiled to a position-independent object, which is what gets loaded, whether
+ * just generated or found in the cache. 1: done, 0: failed, -1: a cached object
+ * could not be loaded (it was removed; compile again). */
+static int compile_cached(fbe_codec *codec, const fbe_jit_options *opts, jit_state *state,
+                          bool use_cached)
+{
+    double t0 = jit_now_ms();
+    jit_target target = {
+        .cpu = opts->cpu,
+        .features = opts->features,
+        .opt_level = opts->opt_level,
+        .object = true,
+    };
+    char *triple = NULL, *cpu = NULL, *features = NULL;
+    LLVMTargetMachineRef tm = jit_target_machine(&target, &triple, &cpu, &features, NULL, 0);
+    if (!tm)
+        return 0;
+    LLVMContextRef ctx = LLVMContextCreate();
+    jit_module jm;
+    jit_module_hooks hooks = {.before = install_symbolic_ir};
+    bool ok = jit_module_lower(&jm, ctx, tm, codec, &hooks, NULL, 0);
+    jit_cache_key key;
+    if (ok)
+        jit_cache_key_of(jm.mod, triple, cpu, features, opts->opt_level, &key);
+    LLVMDisposeMessage(triple);
+    LLVMDisposeMessage(cpu);
+    LLVMDisposeMessage(features);
+    double t1 = jit_now_ms();
+    LLVMMemoryBufferRef obj = ok && use_cached ? jit_cache_load(opts->cache_dir, &key) : NULL;
+    bool hit = obj != NULL;
+    double optimize_ms = 0;
+    if (ok && !hit) {
+        ok = jit_module_optimize(&jm, tm, opts->opt_level, NULL, 0);
+        optimize_ms = ok ? jm.optimize_ms : 0;
+        char *msg = NULL;
+        if (ok && LLVMTargetMachineEmitToMemoryBuffer(tm, jm.mod, LLVMObjectFile, &msg, &obj)) {
+            if (getenv("FBE_JIT_DEBUG"))
+                fprintf(stderr, "fbe-c JIT: codegen: %s\n", msg ? msg : "");
+            obj = NULL;
+            ok = false;
+        }
+        if (msg)
+            LLVMDisposeMessage(msg);
+        if (ok && !jit_cache_store(opts->cache_dir, &key, LLVMGetBufferStart(obj),
+                                   LLVMGetBufferSize(obj)) &&
+            getenv("FBE_JIT_DEBUG"))
+            fprintf(stderr, "fbe-c JIT: cannot write the cache in %s\n", opts->cache_dir);
+    }
+    if (!ok) {
+        if (jm.mod) { /* lowered and optimized, code generation failed */
+            jit_module_dispose(&jm);
+            LLVMDisposeModule(jm.mod);
+        }
+        LLVMContextDispose(ctx);
+        LLVMDisposeTargetMachine(tm);
+        return 0;
+    }
+    LLVMDisposeModule(jm.mod); /* only e.fns (entry names) is used from here on */
+    jm.mod = NULL;
+    ok = create_jit(state, tm) && jit_cache_define_ir(state->jit, codec);
+    if (ok)
+        ok = !failed(LLVMOrcLLJITAddObjectFile(state->jit, LLVMOrcLLJITGetMainJITDylib(state->jit), obj),
+                     "add object");
+    else
+        LLVMDisposeMemoryBuffer(obj);
+    long functions = ok ? install_entries(codec, state, &jm.e) : -1;
+    jit_module_dispose(&jm);
+    LLVMContextDispose(ctx);
+    if (functions < 0) {
+        if (state->jit)
+            failed(LLVMOrcDisposeLLJIT(state->jit), "dispose");
+        state->jit = NULL;
+        if (hit) {
+            jit_cache_remove(opts->cache_dir, &key);
+            return -1;
+        }
+        return 0;
+    }
+    state->stats = (fbe_jit_stats){t1 - t0, optimize_ms, jit_now_ms() - t1 - optimize_ms,
+                                   (size_t)functions, hit};
+    return 1;
+}
+
+static bool compile_into(fbe_codec *codec, const fbe_jit_options *opts, jit_state *state)
+{
+    jit_init_native();
+    if (!opts || !opts->cache_dir)
+        return compile_direct(codec, opts, state);
+    int r = compile_cached(codec, opts, state, true);
+    if (r < 0)
+        r = compile_cached(codec, opts, state, false);
+    return r > 0;
 }
 
 fbe_codec *fbe_jit_compile(const fbe_schema *schema, const fbe_jit_options *opts,

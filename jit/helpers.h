@@ -1,4 +1,4 @@
-/* Runtime functions that JIT-compiled and AOT code calls. */
+/* Runtime functions that JIT-compiled and AOT code calls: the JIT's symbol table. */
 #ifndef FBE_JIT_HELPERS_H
 #define FBE_JIT_HELPERS_H
 
@@ -15,8 +15,8 @@ typedef struct jit_helper {
 /* The table given to the JIT as absolute symbols (no -rdynamic needed). */
 size_t jit_helpers(const jit_helper **table);
 
-/* Fills *info (when not NULL) on a verify failure: the cold path. */
-void fbe_jit_verify_fail(fbe_verify_info *info, int status, uint64_t offset,
-                         const fbe_ir_struct *type, const fbe_ir_field *field);
+/* The helpers' implementations (fbe_jit_verify_fail, ...) live in fbe_runtime, so
+ * that AOT objects link against it alone. */
+#include "../runtime/native_helpers.h"
 
 #endif

@@ -1,5 +1,8 @@
 /* Built instead of the LLVM backend when FBE_WITH_LLVM=OFF: every request for the
  * JIT gets the interpreter (or an error when native code is demanded). */
+#include <stdio.h>
+#include <string.h>
+
 #include "fbe/jit.h"
 
 bool fbe_jit_available(void)
@@ -23,4 +26,18 @@ fbe_jit_stats fbe_jit_codec_stats(const fbe_codec *codec)
 {
     (void)codec;
     return (fbe_jit_stats){0};
+}
+
+fbe_status fbe_aot_compile(const struct fbe_schema *schema, const fbe_aot_options *opts,
+                           const char *path, fbe_aot_result *result)
+{
+    (void)schema;
+    (void)opts;
+    (void)path;
+    if (result) {
+        memset(result, 0, sizeof *result);
+        snprintf(result->error, sizeof result->error,
+                 "fbe-c was built without LLVM (FBE_WITH_LLVM=OFF)");
+    }
+    return FBE_UNSUPPORTED;
 }

@@ -62,6 +62,10 @@ bool fbec_parse_args(const char *cmd, int argc, char **argv, fbec_args *args)
             args->type = v;
         } else if (strcmp(arg, "--final") == 0) {
             args->final = true;
+        } else if (strcmp(arg, "--pretty") == 0) {
+            args->pretty = true;
+        } else if (strcmp(arg, "--stream") == 0) {
+            args->stream = true;
         } else if ((v = option_value(argc, argv, &i, arg, "--from"))) {
             if (!*v)
                 return usage_error(cmd, "missing model after", "--from");

@@ -30,6 +30,8 @@ typedef struct fbec_args {
     const char *to;      /* --to standard|final */
     const char *format;  /* --format text|json */
     const char *backend; /* --backend interp|jit|auto */
+    bool pretty;         /* --pretty: indented JSON output */
+    bool stream;         /* --stream: a protocol stream of messages (fbec decode) */
 } fbec_args;
 
 /* Parses argv[1..] of a subcommand. On a usage error prints
@@ -52,5 +54,7 @@ int cmd_header(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_aot(int argc, char **argv);
+int cmd_encode(int argc, char **argv);
 
 #endif

@@ -1,27 +1,36 @@
 /* fbec decode: a binary frame as the reference's text form. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "codec_cli.h"
+#include "fbe/json.h"
+#include "fbe/protocol.h"
 
 static const char usage[] =
     "usage: fbec decode [-I DIR]... --schema SCHEMA --type pkg.Type [--final]\n"
-    "                   [--format text] [FILE] [-o OUT]\n"
+    "                   [--format text|json [--pretty]] [FILE] [-o OUT]\n"
+    "       fbec decode --stream [-I DIR]... --schema SCHEMA [--final] [FILE] [-o OUT]\n"
     "\n"
     "Verifies the frame in FILE (standard input when absent or '-') like 'fbec verify'\n"
     "and refuses it with the same message when it is invalid; otherwise decodes it\n"
     "and prints the value in the reference's text form (operator<<) followed by a\n"
-    "newline. Strings are printed raw, as the reference does.\n"
+    "newline. Strings are printed raw, as the reference does. With --format json it\n"
+    "prints the value in the reference's JSON form instead (docs/json.md).\n"
     "\n"
     "options:\n"
     "  -I DIR           also search DIR for imported schemas (repeatable)\n"
     "  --schema SCHEMA  the .fbe schema that declares the type\n"
     "  --type pkg.Type  the struct or message in the frame\n"
     "  --final          the frame is in the final model (default: standard)\n"
+    "  --stream         FILE is a protocol stream (what a Sender writes): print one\n"
+    "                   line per message, '<package>.<Type>', a tab, its text form;\n"
+    "                   frames of unknown types are skipped with a note; malformed\n"
+    "                   frames are reported with their byte offset (exit status 1)\n"
     "  --from MODEL     the frame's model: standard or final\n"
-    "  --format FMT     text (the default and, for now, the only format; JSON output\n"
-    "                   comes with a later release)\n"
+    "  --format FMT     text (the default) or json\n"
+    "  --pretty         with --format json: indent the JSON (4 spaces)\n"
     "  --backend NAME   interp (default), auto (= interp), jit (not built yet)\n"
     "  -o OUT           write to OUT instead of standard output\n"
     "  -h, --help       show this help\n"
@@ -32,18 +41,14 @@ static int check_format(const char *cmd, const char *format)
 {
     if (!format || strcmp(format, "text") == 0)
         return FBEC_OK;
-    if (strcmp(format, "json") == 0) {
-        fprintf(stderr, "fbec %s: --format json is not implemented yet (JSON output comes "
-                        "in a later release); use --format text\n",
-                cmd);
-        return FBEC_USAGE;
-    }
-    return fbec_usage_error(cmd, "unknown format '%s' (expected text)", format);
+    if (strcmp(format, "json") == 0)
+        return FBEC_OK;
+    return fbec_usage_error(cmd, "unknown format '%s' (expected text or json)", format);
 }
 
 /* Decodes the verified frame and renders it as text plus a newline into *text. */
 static int decode(const char *cmd, const fbec_codec *c, fbe_model model, const fbec_input *in,
-                  fbe_buffer *text)
+                  fbe_buffer *text, const fbec_args *args)
 {
     fbe_arena arena;
     fbe_arena_init(&arena, NULL, NULL);
@@ -60,17 +65,181 @@ static int decode(const char *cmd, const fbec_codec *c, fbe_model model, const f
         fprintf(stderr, "fbec %s: %s: cannot decode: %s\n", cmd, in->name, fbe_strerror(st));
         goto done;
     }
-    st = fbe_print(c->type->ir, value, text);
+    fbe_json_error jerr = {0};
+    if (args->format && strcmp(args->format, "json") == 0)
+        st = fbe_json_write(c->type->ir, value, args->pretty ? FBE_JSON_PRETTY : 0, text, &jerr);
+    else
+        st = fbe_print(c->type->ir, value, text);
     if (st == FBE_OK)
         st = fbe_buffer_append(text, "\n", 1);
     if (st != FBE_OK) {
         fprintf(stderr, "fbec %s: %s: cannot print the value: %s\n", cmd, in->name,
-                fbe_strerror(st));
+                jerr.status != FBE_OK ? jerr.message : fbe_strerror(st));
         goto done;
     }
     status = FBEC_OK;
 done:
     fbe_arena_free(&arena);
+    return status;
+}
+
+/* ---- --stream: a protocol stream, one line per message ---------------------------- */
+
+typedef struct stream_state {
+    const char *cmd;
+    const char *name;
+    fbe_receiver *receiver;
+    fbe_buffer *text;
+    bool failed;
+    fbe_status print_error;
+} stream_state;
+
+static void stream_message(void *ctx, const fbe_type *type, const void *value)
+{
+    stream_state *s = ctx;
+    fbe_status st = fbe_buffer_append(s->text, type->ir->full_name, strlen(type->ir->full_name));
+    if (st == FBE_OK)
+        st = fbe_buffer_append(s->text, "\t", 1);
+    if (st == FBE_OK)
+        st = fbe_print(type->ir, value, s->text);
+    if (st == FBE_OK)
+        st = fbe_buffer_append(s->text, "\n", 1);
+    if (st != FBE_OK && s->print_error == FBE_OK)
+        s->print_error = st;
+}
+
+static void stream_unknown(void *ctx, const fbe_type *type, uint32_t number, const uint8_t *frame,
+                           size_t size)
+{
+    stream_state *s = ctx;
+    (void)type;
+    (void)frame;
+    fprintf(stderr, "fbec %s: %s: frame at byte %llu: unknown message type %lu (%zu bytes), skipped\n",
+            s->cmd, s->name, (unsigned long long)fbe_receiver_offset(s->receiver),
+            (unsigned long)number, size);
+}
+
+static void stream_error(void *ctx, const fbe_frame_error *e)
+{
+    stream_state *s = ctx;
+    s->failed = true;
+    fprintf(stderr, "fbec %s: %s: invalid frame at byte %llu", s->cmd, s->name,
+            (unsigned long long)e->stream_offset);
+    switch (e->status) {
+    case FBE_BAD_FRAME_SIZE: /* only the length prefix is checked for this */
+        fprintf(stderr, ": frame size %zu is below the minimum; the rest of the stream "
+                        "cannot be decoded\n", e->frame_size);
+        return;
+    case FBE_TOO_LARGE:
+        fprintf(stderr, ": frame size %zu is over the limit; skipped\n", e->frame_size);
+        return;
+    default:
+        break;
+    }
+    fprintf(stderr, ": %s (byte %llu", fbe_strerror(e->status),
+            (unsigned long long)(e->stream_offset + e->verify.offset));
+    if (e->verify.type && e->verify.field)
+        fprintf(stderr, ", in %s.%s", e->verify.type->full_name, e->verify.field->name);
+    else if (e->verify.type)
+        fprintf(stderr, ", in %s", e->verify.type->full_name);
+    else if (e->type)
+        fprintf(stderr, ", in %s", e->type->ir->full_name);
+    fputs("); skipped\n", stderr);
+}
+
+static int decode_stream(const char *cmd, const fbec_args *args)
+{
+    if (args->type)
+        return fbec_usage_error(cmd, "--type is not used with --stream (frames carry their type)");
+    if (args->format && strcmp(args->format, "text") != 0)
+        return fbec_usage_error(cmd, "--stream prints the text form only (--format text)");
+    /* The codec options are those of the other codec commands (a type is not needed). */
+    fbec_args check = *args;
+    check.type = "-";
+    int status = fbec_check_codec_args(cmd, &check);
+    if (status != FBEC_OK)
+        return status;
+    fbe_model model;
+    const char *path;
+    if (!fbec_input_model(cmd, args, &model) || !fbec_single_input(cmd, args, &path))
+        return FBEC_USAGE;
+
+    fbe_schema *schema = fbec_load(args, args->schema);
+    if (!schema)
+        return FBEC_FAIL;
+    status = FBEC_FAIL;
+    fbe_status st = FBE_OK;
+    fbe_codec *codec = fbe_interp_create(schema, NULL, &st);
+    fbe_protocol *protocol = codec ? fbe_protocol_create(codec, NULL, &st) : NULL;
+    bool use_stdin = !path || strcmp(path, "-") == 0;
+    const char *name = use_stdin ? FBEC_STDIN_NAME : path;
+    FILE *in = NULL;
+    fbe_receiver *receiver = NULL;
+    fbe_buffer text;
+    fbe_buffer_init(&text, NULL, NULL);
+    stream_state s = {.cmd = cmd, .name = name, .text = &text};
+    if (!protocol) {
+        fprintf(stderr, "fbec %s: cannot create the codec: %s\n", cmd, fbe_strerror(st));
+        goto done;
+    }
+    in = use_stdin ? stdin : fopen(path, "rb");
+    if (!in) {
+        fprintf(stderr, "fbec %s: cannot read '%s': %s\n", cmd, path, strerror(errno));
+        goto done;
+    }
+    fbe_receiver_options ro = {
+        .model = model,
+        .max_frame_size = FBEC_MAX_INPUT, /* a local file: any frame the format allows */
+        .decode_flags = FBE_DECODE_BORROW,
+        .ctx = &s,
+        .on_message = stream_message,
+        .on_unknown = stream_unknown,
+        .on_error = stream_error,
+    };
+    receiver = fbe_receiver_create(protocol, &ro, &st);
+    if (!receiver) {
+        fprintf(stderr, "fbec %s: %s\n", cmd, fbe_strerror(st));
+        goto done;
+    }
+    s.receiver = receiver;
+    static uint8_t chunk[64 * 1024];
+    size_t n;
+    bool stopped = false;
+    while (!stopped && (n = fread(chunk, 1, sizeof chunk, in)) > 0) {
+        st = fbe_receiver_receive(receiver, chunk, n);
+        if (st == FBE_NOMEM) {
+            fprintf(stderr, "fbec %s: out of memory\n", cmd);
+            goto done;
+        }
+        stopped = st == FBE_BAD_FRAME_SIZE; /* no next frame boundary */
+    }
+    if (ferror(in)) {
+        fprintf(stderr, "fbec %s: cannot read '%s': %s\n", cmd, name, strerror(errno));
+        goto done;
+    }
+    if (s.print_error != FBE_OK) {
+        fprintf(stderr, "fbec %s: %s: cannot print a message: %s\n", cmd, name,
+                fbe_strerror(s.print_error));
+        goto done;
+    }
+    size_t partial = stopped ? 0 : fbe_receiver_buffered(receiver);
+    if (partial) {
+        unsigned long long end = (unsigned long long)fbe_receiver_offset(receiver);
+        fprintf(stderr, "fbec %s: %s: the stream ends inside the frame at byte %llu (%zu byte%s "
+                        "of it present)\n",
+                cmd, name, end - partial, partial, partial == 1 ? "" : "s");
+        s.failed = true;
+    }
+    if (fbec_write_output(cmd, args, text.data, text.size) && !s.failed)
+        status = FBEC_OK;
+done:
+    if (in && in != stdin)
+        fclose(in);
+    fbe_receiver_free(receiver);
+    fbe_buffer_free(&text);
+    fbe_protocol_free(protocol);
+    fbe_codec_free(codec);
+    fbe_schema_free(schema);
     return status;
 }
 
@@ -89,6 +258,10 @@ int cmd_decode(int argc, char **argv)
     int status = check_format(cmd, args.format);
     if (status != FBEC_OK)
         return status;
+    if (args.pretty && !(args.format && strcmp(args.format, "json") == 0))
+        return fbec_usage_error(cmd, "--pretty needs --format json");
+    if (args.stream)
+        return decode_stream(cmd, &args);
     if ((status = fbec_check_codec_args(cmd, &args)) != FBEC_OK)
         return status;
     fbe_model model;
@@ -108,7 +281,7 @@ int cmd_decode(int argc, char **argv)
     fbe_buffer_init(&text, NULL, NULL);
     status = FBEC_FAIL;
     if (fbec_verify_input(cmd, &c, model, &in) &&
-        decode(cmd, &c, model, &in, &text) == FBEC_OK &&
+        decode(cmd, &c, model, &in, &text, &args) == FBEC_OK &&
         fbec_write_output(cmd, &args, text.data, text.size))
         status = FBEC_OK;
     fbe_buffer_free(&text);

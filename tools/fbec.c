@@ -18,6 +18,8 @@ static const command commands[] = {
     {"verify", cmd_verify, "check that a binary frame is safe to decode"},
     {"decode", cmd_decode, "print a binary frame as text"},
     {"convert", cmd_convert, "re-encode a binary frame (standard <-> final)"},
+    {"aot", cmd_aot, "compile a schema to an object file (link with fbe_runtime only)"},
+    {"encode", cmd_encode, "JSON -> a binary frame (standard or final)"},
 };
 
 static void usage(FILE *out)

@@ -912,6 +912,121 @@ static void gen_struct(gen *g, sbuf *out, const fbe_ir_struct *s)
     free(named);
 }
 
+/* ---- protocol helpers (docs/protocol.md) ----------------------------------------------- */
+
+static bool has_messages(const fbe_ir_package *pkg)
+{
+    for (size_t i = 0; i < pkg->struct_count; i++)
+        if (pkg->structs[i]->is_message)
+            return true;
+    return false;
+}
+
+/* A helper name must not be a type of the package. */
+static bool helper_clash(gen *g, const char *name)
+{
+    const fbe_ir_package *pkg = g->pkg;
+    for (size_t i = 0; i < pkg->struct_count; i++)
+        if (strcmp(pkg->structs[i]->c_name, name) == 0)
+            return true;
+    for (size_t i = 0; i < pkg->enum_count; i++)
+        if (strcmp(pkg->enums[i]->c_name, name) == 0)
+            return true;
+    for (size_t i = 0; i < pkg->flags_count; i++)
+        if (strcmp(pkg->flags[i]->c_name, name) == 0)
+            return true;
+    return false;
+}
+
+/* Typed wrappers over <fbe/protocol.h> for the package's messages: send, client
+ * send and request helpers, and a handler table bound to a receiver. The type is
+ * found by its full name, cached per sender. */
+static void gen_protocol(gen *g, sbuf *out)
+{
+    const fbe_ir_package *pkg = g->pkg;
+    const char *P = pkg->name;
+    sbuf name = {0};
+    sb_printf(&name, "%s_handlers", P);
+    if (helper_clash(g, sb_str(&name)))
+        gen_error(g, "the protocol handler table %s clashes with a type of the package",
+                  sb_str(&name));
+    name.len = 0;
+    sb_printf(&name, "%s_receiver_bind", P);
+    if (helper_clash(g, sb_str(&name)))
+        gen_error(g, "the protocol helper %s clashes with a type of the package",
+                  sb_str(&name));
+    sb_puts(out, "/* Protocol helpers over <fbe/protocol.h> (docs/protocol.md). */\n");
+    for (size_t i = 0; i < pkg->struct_count; i++) {
+        const fbe_ir_struct *s = pkg->structs[i];
+        if (!s->is_message)
+            continue;
+        const char *S = s->c_name;
+        const char *const helpers[] = {"send", "client_send", "request", "on"};
+        for (size_t k = 0; k < sizeof helpers / sizeof helpers[0]; k++) {
+            name.len = 0;
+            sb_printf(&name, "%s_%s_%s", P, helpers[k], s->name);
+            if (helper_clash(g, sb_str(&name)))
+                gen_error(g, "the protocol helper %s clashes with a type of the package",
+                          sb_str(&name));
+        }
+        sb_printf(out,
+                  "static inline fbe_status %s_send_%s(fbe_sender *sender, const %s *value)\n"
+                  "{\n    return fbe_sender_send_named(sender, \"%s\", value, NULL);\n}\n\n",
+                  P, s->name, S, s->full_name);
+        sb_printf(out,
+                  "static inline fbe_status %s_client_send_%s(fbe_client *client, const %s *value)\n"
+                  "{\n    return fbe_client_send_named(client, \"%s\", value, NULL);\n}\n\n",
+                  P, s->name, S, s->full_name);
+        if (s->is_request && s->response)
+            sb_printf(out, "/* [request]: done gets the %s response, a reject, a timeout, a reset or\n"
+                           " * a send failure. */\n",
+                      s->response->full_name);
+        else if (s->is_request)
+            sb_puts(out, "/* [request] without [response]: done reports the send. */\n");
+        if (s->is_request)
+            sb_printf(out,
+                      "static inline fbe_status %s_request_%s(fbe_client *client, const %s *value,\n"
+                      "                                      uint64_t timeout_ms, fbe_request_fn done, void *ctx)\n"
+                      "{\n    return fbe_client_request_named(client, \"%s\", value, timeout_ms, done, ctx);\n}\n\n",
+                      P, s->name, S, s->full_name);
+    }
+    sb_printf(out, "/* One handler per message of package %s (NULL: not handled). A value and\n"
+                   " * what it points to live until the handler returns. */\n"
+                   "typedef struct %s_handlers {\n    void *ctx;\n", P, P);
+    for (size_t i = 0; i < pkg->struct_count; i++) {
+        const fbe_ir_struct *s = pkg->structs[i];
+        if (s->is_message)
+            sb_printf(out, "    void (*on_%s)(void *ctx, const %s *value);\n", s->name, s->c_name);
+    }
+    sb_printf(out, "} %s_handlers;\n\n", P);
+    for (size_t i = 0; i < pkg->struct_count; i++) {
+        const fbe_ir_struct *s = pkg->structs[i];
+        if (!s->is_message)
+            continue;
+        sb_printf(out,
+                  "static inline void %s_on_%s(void *handlers, const fbe_type *type, const void *value)\n"
+                  "{\n    const %s_handlers *h = (const %s_handlers *)handlers;\n    (void)type;\n"
+                  "    h->on_%s(h->ctx, (const %s *)value);\n}\n\n",
+                  P, s->name, P, P, s->name, s->c_name);
+    }
+    sb_printf(out,
+              "/* Registers every non-NULL handler of *handlers (which must outlive the\n"
+              " * receiver) with fbe_receiver_on. Stops at the first error. */\n"
+              "static inline fbe_status %s_receiver_bind(fbe_receiver *receiver, %s_handlers *handlers)\n"
+              "{\n    fbe_status st = FBE_OK;\n",
+              P, P);
+    for (size_t i = 0; i < pkg->struct_count; i++) {
+        const fbe_ir_struct *s = pkg->structs[i];
+        if (s->is_message)
+            sb_printf(out,
+                      "    if (st == FBE_OK && handlers->on_%s)\n"
+                      "        st = fbe_receiver_on_named(receiver, \"%s\", %s_on_%s, handlers);\n",
+                      s->name, s->full_name, P, s->name);
+    }
+    sb_puts(out, "    return st;\n}\n\n");
+    tmp_free(g, &name);
+}
+
 /* ---- the header ---------------------------------------------------------------------------- */
 
 static void guard_name(sbuf *sb, const char *pkg)
@@ -975,6 +1090,9 @@ bool fbe_gen_header(const fbe_schema *schema, const fbe_ir_package *pkg, FILE *o
         sb_putn(&body, sb_str(&g.tail), g.tail.len);
         sb_putc(&body, '\n');
     }
+    bool protocol = structs_ok && has_messages(pkg);
+    if (protocol)
+        gen_protocol(&g, &body);
 
     sbuf text = {0};
     sbuf guard = {0};
@@ -991,6 +1109,8 @@ bool fbe_gen_header(const fbe_schema *schema, const fbe_ir_package *pkg, FILE *o
         sb_puts(&text, "#include <math.h>\n");
     sb_puts(&text, "#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n"
                    "#include <string.h>\n\n#include <fbe/types.h>\n\n");
+    if (protocol)
+        sb_puts(&text, "#include <fbe/protocol.h>\n\n");
     for (size_t i = 0; i < pkg->import_count; i++)
         sb_printf(&text, "#include \"%s.h\"\n", pkg->imports[i]->name);
     if (pkg->import_count)

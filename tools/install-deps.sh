@@ -8,6 +8,7 @@ packages=(
   cmake make gcc g++ clang-19   # compilers: C11 library, C++ only for Google Benchmark
   llvm-19-dev                   # the JIT and AOT backends (LLVM C API)
   flex bison                    # the .fbe scanner and parser
+  libsimdjson-dev               # JSON parsing (fbe_json; docs/json.md)
   libcmocka-dev                 # unit tests
   libbenchmark-dev              # perf/
 )

@@ -19,17 +19,31 @@
  * Deserialize writes every field, allocates only from the arena, and keeps the
  * value safe on error: a collection's size stays 0 until its elements are written,
  * an optional struct pointer NULL until its struct is written, and a struct whose
- * field fails zeroes that field and every later one. */
+ * field fails zeroes that field and every later one.
+ *
+ * Speed without changing any of that: the loops walk the step lists of the
+ * lowering (program.h) instead of the fields. Runs of adjacent plain scalars are
+ * one bounds check and one copy; verify only visits what can fail and adds up the
+ * sizes of the rest; a fixed struct's depth is one comparison (fixed_depth). When
+ * a shortcut's check fails, a cold path redoes that part field by field, so the
+ * error, its position and the partial value are those of the field-by-field
+ * walk. */
+#include <stddef.h>
+
 #include "program.h"
 
 #if defined(__GNUC__)
 #define COLD __attribute__((cold, noinline))
 #define INLINE static inline __attribute__((always_inline))
+#define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define UNREACHABLE() __builtin_unreachable()
 #else
 #define COLD
 #define INLINE static inline
+#define LIKELY(x) (x)
 #define UNLIKELY(x) (x)
+#define UNREACHABLE() ((void)0)
 #endif
 
 /* Scalar ops come first: `op <= OP_COPY16` means a plain fixed-width value whose
@@ -37,6 +51,10 @@
 _Static_assert(OP_BOOL == 0 && OP_COPY1 == 1 && OP_COPY2 == 2 && OP_COPY4 == 3 &&
                    OP_COPY8 == 4 && OP_COPY16 == 5,
                "scalar ops first");
+
+/* Steps up to SO_FIXED take a known number of bytes (interp_step.len). */
+_Static_assert(SO_COPYN < SO_BOOL && SO_BOOL < SO_FIXED && SO_FIXED < SO_STRING,
+               "fixed-size steps first");
 
 static inline bool is_copy(const interp_node *n)
 {
@@ -50,12 +68,27 @@ static inline bool is_copy(const interp_node *n)
 #define SAT ((uint64_t)1 << 40)
 
 static uint64_t size_struct(const interp_prog *g, const uint8_t *src);
+static uint64_t size_struct_exact(const interp_prog *g, const uint8_t *src);
 static uint64_t size_complex(const interp_node *n, const uint8_t *src);
 
 INLINE uint64_t size_string(const uint8_t *src)
 {
     size_t len = ((const fbe_string *)src)->size;
     return len > UINT32_MAX ? SAT : 4 + (uint64_t)len;
+}
+
+/* final_const plus the lengths of the strings of a struct (final_size_strings);
+ * a length above 32 bits counts SAT, as in size_string. */
+INLINE uint64_t size_strings(const interp_prog *g, const uint8_t *src)
+{
+    uint64_t sum = g->final_const;
+    const uint32_t *at = g->final_size_strings, *end = at + g->final_size_string_count;
+    for (; at < end; at++) {
+        size_t len;
+        memcpy(&len, src + *at + offsetof(fbe_string, size), sizeof len);
+        sum += len > UINT32_MAX ? SAT : (uint64_t)len;
+    }
+    return sum;
 }
 
 /* One value: the common kinds inline. */
@@ -105,6 +138,17 @@ static uint64_t size_complex(const interp_node *n, const uint8_t *src)
         }
         const uint8_t *d = s->data;
         uint64_t sum = 4;
+        const interp_prog *g = e->prog;
+        if (e->op == OP_STRUCT && g->final_size_steps.count == 0) {
+            /* size_struct inline: a constant and some strings per element */
+            for (size_t i = 0; i < s->size; i++) {
+                uint64_t one = size_strings(g, d + i * e->host_size);
+                sum += LIKELY(one <= SAT) ? one : size_struct_exact(g, d + i * e->host_size);
+                if (sum > SAT)
+                    return SAT;
+            }
+            return sum;
+        }
         for (size_t i = 0; i < s->size; i++) {
             sum += size_any(e, d + i * e->host_size);
             if (sum > SAT)
@@ -139,25 +183,64 @@ static uint64_t size_complex(const interp_node *n, const uint8_t *src)
     }
 }
 
+/* The definition of a struct's size, field by field, including where it stops at
+ * SAT. The fixed fields only add up: each step carries the fixed bytes before it
+ * (`pre`), so the sum is checked at the same points, with the same values, as a
+ * walk that checks after every field that is not fixed. */
+COLD static uint64_t size_struct_exact(const interp_prog *g, const uint8_t *src)
+{
+    uint64_t sum = 0;
+    for (const interp_step *s = g->final_size_exact.at;; s++) {
+        const uint8_t *h = src + s->host_offset;
+        sum += s->pre;
+        switch ((interp_step_op)s->op) {
+        case SO_STRING:
+            sum += size_string(h);
+            break;
+        case SO_END:
+            return sum;
+        default:
+            sum += size_complex(s->node, h);
+            break;
+        }
+        if (sum > SAT)
+            return SAT;
+    }
+}
+
+/* The same number from the lists of the lowering (constant part, string
+ * lengths, the other fields that vary, structs held by value flattened). When it
+ * is at most SAT, no check of the exact walk can have fired (all its partial sums
+ * are smaller), so both agree; otherwise the exact walk decides. */
 static uint64_t size_struct(const interp_prog *g, const uint8_t *src)
 {
     if (g->final_fixed)
         return g->final_size;
-    /* a fixed field adds less than 2^32: clamping after the others is enough */
-    uint64_t sum = 0;
-    const interp_field *f = g->fields, *last = g->fields + g->field_count;
-    for (; f < last; f++) {
-        const interp_node *n = &f->node;
-        if (n->final_fixed) {
-            sum += n->final_size;
-        } else {
-            sum += n->op == OP_STRING ? size_string(src + f->host_offset)
-                                      : size_complex(n, src + f->host_offset);
-            if (sum > SAT)
-                return SAT;
-        }
+    uint64_t sum = size_strings(g, src);
+    const interp_step *s = g->final_size_steps.at;
+    STEP_BEGIN(Z, s)
+    STEP_CASE(Z, SO_OPT_STRUCT): {
+        const uint8_t *p = *(const uint8_t *const *)(src + s->host_offset);
+        sum += p ? 1 + size_struct(s->prog, p) : 1;
+        STEP_NEXT(Z, s);
     }
-    return sum;
+    STEP_CASE(Z, SO_SEQ):
+    STEP_CASE(Z, SO_OPTIONAL):
+    STEP_CASE(Z, SO_ARRAY):
+    STEP_CASE(Z, SO_MAP):
+        sum += size_complex(s->node, src + s->host_offset);
+        STEP_NEXT(Z, s);
+    STEP_COPIES(Z):
+    STEP_CASE(Z, SO_BOOL):
+    STEP_CASE(Z, SO_FIXED):
+    STEP_CASE(Z, SO_STRING):
+    STEP_CASE(Z, SO_STRUCT):
+        UNREACHABLE(); /* fixed fields, strings and structs are in the lists */
+    STEP_CASE(Z, SO_END):
+        if (UNLIKELY(sum > SAT))
+            return size_struct_exact(g, src);
+        return sum;
+    STEP_FINISH
 }
 
 size_t interp_final_size(const fbe_type *type, const void *value)
@@ -195,8 +278,7 @@ INLINE uint8_t *w_any(const interp_node *n, const uint8_t *src, uint8_t *w)
     case OP_STRING: {
         const fbe_string *s = (const fbe_string *)src;
         wr32(w, (uint32_t)s->size);
-        if (s->size)
-            memcpy(w + 4, s->data, s->size);
+        copy_small(w + 4, (const uint8_t *)s->data, s->size);
         return w + 4 + s->size;
     }
     case OP_STRUCT:
@@ -272,12 +354,142 @@ static uint8_t *w_complex(const interp_node *n, const uint8_t *src, uint8_t *w)
     }
 }
 
+INLINE uint8_t *w_string(const uint8_t *src, uint8_t *w)
+{
+    fbe_string s;
+    memcpy(&s, src, sizeof s);
+    wr32(w, (uint32_t)s.size);
+    copy_small(w + 4, (const uint8_t *)s.data, s.size);
+    return w + 4 + s.size;
+}
+
+static uint8_t *w_seq(const interp_node *n, const uint8_t *src, uint8_t *w)
+{
+    const fbe_seq *s = (const fbe_seq *)src;
+    const interp_node *e = n->elem;
+    size_t count = s->size, hs = e->host_size;
+    const uint8_t *d = s->data;
+    wr32(w, (uint32_t)count);
+    w += 4;
+    switch ((interp_op)e->op) {
+    case OP_COPY1:
+    case OP_COPY2:
+    case OP_COPY4:
+    case OP_COPY8:
+    case OP_COPY16:
+        return w_copy_run(e, d, count, w);
+    case OP_STRING:
+        for (size_t i = 0; i < count; i++)
+            w = w_string(d + i * hs, w);
+        return w;
+    case OP_STRUCT: {
+        const interp_prog *g = e->prog;
+        for (size_t i = 0; i < count; i++)
+            w = w_struct(g, d + i * hs, w);
+        return w;
+    }
+    default:
+        for (size_t i = 0; i < count; i++)
+            w = w_any(e, d + i * hs, w);
+        return w;
+    }
+}
+
+/* Where w_struct goes back to when a nested struct is written: the enclosing
+ * struct's next step and host value, and for a collection of structs the
+ * elements still to write. */
+typedef struct wframe {
+    const interp_step *s;
+    const uint8_t *src;
+    size_t left;
+    const uint8_t *elem;
+} wframe;
+
+/* Nested deeper than this (a value's own shape: optionals, collections), a
+ * struct is written by a recursive call. */
+#define WRITE_STACK 32
+
+/* The fields of g's value at src, from w. Nested structs (by value, optional,
+ * elements of a collection) are entered in the same loop, with the enclosing
+ * ones on a small stack: no call per struct. */
 static uint8_t *w_struct(const interp_prog *g, const uint8_t *src, uint8_t *w)
 {
-    const interp_field *f = g->fields, *last = g->fields + g->field_count;
-    for (; f < last; f++)
-        w = w_any(&f->node, src + f->host_offset, w);
-    return w;
+    wframe stack[WRITE_STACK], *top = stack;
+    const interp_step *s = g->final_steps.at;
+#define H_ (src + s->host_offset)
+/* (a block, not a do-while: STEP_RESUME may be a `continue` of the step loop) */
+#define ENTER_(sub, value, n, next)                                                 \
+    {                                                                               \
+        *top++ = (wframe){.s = s + 1, .src = src, .left = (n), .elem = (next)};     \
+        src = (value);                                                              \
+        s = (sub)->final_steps.at;                                                  \
+        STEP_RESUME(W, s);                                                          \
+    }
+    STEP_BEGIN(W, s)
+    STEP_COPY_CASES(W, w, H_, s->len, (void)0, {
+        w += s->len;
+        STEP_NEXT(W, s);
+    });
+    STEP_CASE(W, SO_BOOL):
+        *w++ = *H_ != 0;
+        STEP_NEXT(W, s);
+    STEP_CASE(W, SO_STRING):
+        w = w_string(H_, w);
+        STEP_NEXT(W, s);
+    STEP_CASE(W, SO_STRUCT):
+        if (UNLIKELY(top == stack + WRITE_STACK)) {
+            w = w_struct(s->prog, H_, w);
+            STEP_NEXT(W, s);
+        }
+        ENTER_(s->prog, H_, 0, NULL);
+    STEP_CASE(W, SO_OPT_STRUCT): {
+        const uint8_t *p = *(const uint8_t *const *)H_;
+        *w++ = p != NULL;
+        if (!p)
+            STEP_NEXT(W, s);
+        if (UNLIKELY(top == stack + WRITE_STACK)) {
+            w = w_struct(s->prog, p, w);
+            STEP_NEXT(W, s);
+        }
+        ENTER_(s->prog, p, 0, NULL);
+    }
+    STEP_CASE(W, SO_SEQ): {
+        const fbe_seq *q = (const fbe_seq *)H_;
+        if (!s->prog || !q->size || UNLIKELY(top == stack + WRITE_STACK)) {
+            w = w_seq(s->node, H_, w);
+            STEP_NEXT(W, s);
+        }
+        /* w_seq's count, then its elements one after the other */
+        wr32(w, (uint32_t)q->size);
+        w += 4;
+        ENTER_(s->prog, (const uint8_t *)q->data, q->size - 1,
+               (const uint8_t *)q->data + s->node->elem->host_size);
+    }
+    STEP_CASE(W, SO_FIXED):
+    STEP_CASE(W, SO_OPTIONAL):
+    STEP_CASE(W, SO_ARRAY):
+    STEP_CASE(W, SO_MAP):
+        w = w_any(s->node, H_, w);
+        STEP_NEXT(W, s);
+    STEP_CASE(W, SO_END):
+        if (top == stack)
+            return w;
+        top--;
+        if (top->left) { /* the next element of a collection */
+            const interp_step *seq = top->s - 1;
+            top->left--;
+            src = top->elem;
+            top->elem += seq->node->elem->host_size;
+            top++;
+            s = seq->prog->final_steps.at;
+            STEP_RESUME(W, s);
+        }
+        s = top->s;
+        src = top->src;
+        STEP_RESUME(W, s);
+    STEP_FINISH
+#undef H_
+#undef ENTER_
 }
 
 fbe_status interp_final_serialize(const fbe_type *type, const void *value, fbe_buffer *out)
@@ -288,9 +500,11 @@ fbe_status interp_final_serialize(const fbe_type *type, const void *value, fbe_b
     uint64_t total = 8 + size_struct(g, value);
     if (total > UINT32_MAX)
         return FBE_TOO_LARGE;
-    fbe_status st = fbe_buffer_reserve(out, (size_t)total);
-    if (st != FBE_OK)
-        return st;
+    if (out->capacity - out->size < total) { /* fbe_buffer_reserve's own test first */
+        fbe_status st = fbe_buffer_reserve(out, (size_t)total);
+        if (st != FBE_OK)
+            return st;
+    }
     uint8_t *start = out->data + out->size;
     wr32(start, (uint32_t)total);
     wr32(start + 4, g->type_number);
@@ -331,25 +545,14 @@ COLD static void note_field(rd *r, const interp_prog *g, const interp_field *f)
     }
 }
 
-/* The smallest final encoding of one value (the node's final_min is only filled
- * for leaves: a non-fixed struct's is its program's, an array's is N times its
- * element's). Clamped at 2^32, above any count's room, so products stay in 64 bits. */
+/* The smallest final encoding of one value (node_min in the lowering: a fixed
+ * node's size, a non-fixed struct's final_min, N times an array element's; clamped
+ * at 2^32, above any count's room, so products stay in 64 bits). */
 #define MIN_CLAMP ((uint64_t)1 << 32)
 
-static uint64_t node_min(const interp_node *n)
+static inline uint64_t node_min(const interp_node *n)
 {
-    if (n->final_fixed)
-        return n->final_size;
-    switch ((interp_op)n->op) {
-    case OP_STRUCT:
-        return n->prog->final_min;
-    case OP_ARRAY: {
-        uint64_t m = (uint64_t)n->count * node_min(n->elem);
-        return m > MIN_CLAMP ? MIN_CLAMP : m;
-    }
-    default:
-        return n->final_min;
-    }
+    return n->min_size;
 }
 
 /* Can `count` elements of at least `min` bytes each fit in `room`? Elements that
@@ -375,8 +578,10 @@ static inline uint64_t entry_min(const interp_node *n)
 static bool v_fixed_depth(rd *r, const interp_node *n, const uint8_t *p, unsigned depth);
 
 /* A final_fixed struct at level `depth`, already bounds-checked: only the nesting of
- * its struct levels can fail. */
-static bool v_fixed_struct_depth(rd *r, const interp_prog *g, const uint8_t *p, unsigned depth)
+ * its struct levels can fail. Walked only once the depth is known to fail
+ * (v_fixed_ok), to find where. */
+COLD static bool v_fixed_struct_depth(rd *r, const interp_prog *g, const uint8_t *p,
+                                      unsigned depth)
 {
     if (depth > r->max_depth) {
         fail(r, FBE_TOO_DEEP, p);
@@ -412,9 +617,19 @@ static bool v_fixed_depth(rd *r, const interp_node *n, const uint8_t *p, unsigne
     return v_fixed_struct_depth(r, n->prog, p, depth + 1);
 }
 
+/* v_fixed_depth in one comparison: a fixed node spans final_depth struct levels
+ * below the struct (at `depth`) holding it. */
+static inline bool v_fixed_ok(rd *r, const interp_node *n, const uint8_t *p, unsigned depth)
+{
+    if (LIKELY((uint64_t)depth + n->final_depth <= r->max_depth))
+        return true;
+    return v_fixed_depth(r, n, p, depth);
+}
+
 static const uint8_t *v_complex(rd *r, const interp_node *n, const uint8_t *p, unsigned depth);
 
 static const uint8_t *v_struct(rd *r, const interp_prog *g, const uint8_t *p, unsigned depth);
+static const uint8_t *v_seq(rd *r, const interp_node *n, const uint8_t *p, unsigned depth);
 
 INLINE const uint8_t *v_string(rd *r, const uint8_t *p)
 {
@@ -439,13 +654,14 @@ INLINE const uint8_t *v_any(rd *r, const interp_node *n, const uint8_t *p, unsig
     return v_complex(r, n, p, depth);
 }
 
-/* The run of scalars just before field `f`, starting at p, does not fit: report
- * the first of them that does not, as a field-by-field walk would. */
-COLD static const uint8_t *v_run_fail(rd *r, const interp_prog *g, const interp_field *f,
+/* The fixed fields just before field `f` (those verify adds up, ending at f or at
+ * the end), starting at p, do not fit: report the first of them that does not, as
+ * a field-by-field walk would. */
+COLD static const uint8_t *v_seg_fail(rd *r, const interp_prog *g, const interp_field *f,
                                       const uint8_t *p)
 {
     const interp_field *s = f;
-    while (s > g->fields && s[-1].node.op <= OP_COPY16)
+    while (s > g->fields && s[-1].node.final_fixed && s[-1].node.final_depth == 0)
         s--;
     for (; s < f; s++) {
         if ((size_t)(r->end - p) < s->node.final_size)
@@ -458,46 +674,150 @@ COLD static const uint8_t *v_run_fail(rd *r, const interp_prog *g, const interp_
     return NULL;
 }
 
+static const uint8_t *v_fields(rd *r, const interp_prog *g, const uint8_t *p, unsigned depth);
+
+/* The fields of a struct whose checked fields are all strings
+ * (final_check_leaf): NULL when anything does not fit, and the caller then walks
+ * them again with v_fields to find and report it (verify has no other effect). */
+INLINE const uint8_t *v_leaf(const uint8_t *end, const interp_prog *g, const uint8_t *p)
+{
+    const interp_step *s = g->final_check_steps.at;
+    for (; s->op == SO_STRING; s++) {
+        size_t room = (size_t)(end - p);
+        if (UNLIKELY(room < s->pre + 4))
+            return NULL;
+        p += s->pre;
+        room -= s->pre;
+        uint32_t len = rd32(p);
+        if (UNLIKELY(len > room - 4))
+            return NULL;
+        p += 4 + (size_t)len;
+    }
+    if (UNLIKELY((size_t)(end - p) < s->pre)) /* the tail */
+        return NULL;
+    return p + s->pre;
+}
+
 /* A struct value at level `depth`. */
-static const uint8_t *v_struct(rd *r, const interp_prog *g, const uint8_t *p, unsigned depth)
+INLINE const uint8_t *v_struct(rd *r, const interp_prog *g, const uint8_t *p, unsigned depth)
 {
     if (g->final_fixed) {
         if (UNLIKELY((size_t)(r->end - p) < g->final_size))
             return fail(r, FBE_TRUNCATED, p);
-        if (!v_fixed_struct_depth(r, g, p, depth))
+        /* the struct's own level and the fixed_depth - 1 below it */
+        if (UNLIKELY((uint64_t)depth + g->fixed_depth - 1 > r->max_depth) &&
+            !v_fixed_struct_depth(r, g, p, depth))
             return NULL;
         return p + g->final_size;
     }
     if (UNLIKELY(depth > r->max_depth))
         return fail(r, FBE_TOO_DEEP, p);
-    /* Scalars only add up: each run of them is bounds-checked once, before the
-     * next field that is not a scalar (or at the end). */
-    const interp_field *f = g->fields, *last = g->fields + g->field_count;
-    size_t run = 0;
-    for (; f < last; f++) {
-        const interp_node *n = &f->node;
-        if (n->op <= OP_COPY16) {
-            run += n->final_size;
-            continue;
-        }
-        if (UNLIKELY((size_t)(r->end - p) < run))
-            return v_run_fail(r, g, f, p);
-        p += run;
-        run = 0;
-        if (n->op == OP_STRING)
-            p = v_string(r, p);
-        else if (n->op == OP_STRUCT)
-            p = v_struct(r, n->prog, p, depth + 1);
-        else
-            p = v_complex(r, n, p, depth);
-        if (UNLIKELY(!p)) {
-            note_field(r, g, f);
-            return NULL;
-        }
+    if (g->final_check_leaf) {
+        const uint8_t *q = v_leaf(r->end, g, p);
+        if (LIKELY(q != NULL))
+            return q;
     }
-    if (UNLIKELY((size_t)(r->end - p) < run))
-        return v_run_fail(r, g, last, p);
-    return p + run;
+    return v_fields(r, g, p, depth);
+}
+
+/* The fields of a struct that is not final_fixed, at level `depth` (checked). */
+static const uint8_t *v_fields(rd *r, const interp_prog *g, const uint8_t *p, unsigned depth)
+{
+    const uint8_t *end = r->end;
+    /* Fixed fields that cannot fail but for their bounds (scalars, arrays of them)
+     * only add up: each step checks those before it (`pre`) at once. */
+    const interp_step *s = g->final_check_steps.at;
+#define PRE_(f)                                         \
+    if (UNLIKELY((size_t)(end - p) < s->pre))           \
+        return v_seg_fail(r, g, f, p);                  \
+    p += s->pre
+    STEP_BEGIN(V, s)
+    STEP_CASE(V, SO_STRING):
+        PRE_(s->field);
+        p = v_string(r, p);
+        if (UNLIKELY(!p))
+            goto failed;
+        STEP_NEXT(V, s);
+    STEP_CASE(V, SO_STRUCT):
+        PRE_(s->field);
+        p = v_struct(r, s->prog, p, depth + 1);
+        if (UNLIKELY(!p))
+            goto failed;
+        STEP_NEXT(V, s);
+    STEP_CASE(V, SO_FIXED): /* a fixed struct or array holding structs */
+        PRE_(s->field);
+        if (UNLIKELY((size_t)(end - p) < s->len)) {
+            fail(r, FBE_TRUNCATED, p);
+            goto failed;
+        }
+        if (UNLIKELY(!v_fixed_ok(r, s->node, p, depth)))
+            goto failed;
+        p += s->len;
+        STEP_NEXT(V, s);
+    STEP_CASE(V, SO_OPT_STRUCT):
+        PRE_(s->field);
+        if (UNLIKELY(p == end)) {
+            fail(r, FBE_TRUNCATED, p);
+            goto failed;
+        }
+        if (*p++) {
+            p = v_struct(r, s->prog, p, depth + 1);
+            if (UNLIKELY(!p))
+                goto failed;
+        }
+        STEP_NEXT(V, s);
+    STEP_CASE(V, SO_SEQ):
+        PRE_(s->field);
+        p = v_seq(r, s->node, p, depth);
+        if (UNLIKELY(!p))
+            goto failed;
+        STEP_NEXT(V, s);
+    STEP_CASE(V, SO_OPTIONAL):
+    STEP_CASE(V, SO_ARRAY):
+    STEP_CASE(V, SO_MAP):
+        PRE_(s->field);
+        p = v_complex(r, s->node, p, depth);
+        if (UNLIKELY(!p))
+            goto failed;
+        STEP_NEXT(V, s);
+    STEP_COPIES(V):
+    STEP_CASE(V, SO_BOOL):
+        UNREACHABLE(); /* fixed fields are added up */
+    STEP_CASE(V, SO_END):
+        PRE_(g->fields + g->field_count);
+        return p;
+    STEP_FINISH
+#undef PRE_
+failed:
+    note_field(r, g, s->field);
+    return NULL;
+}
+
+/* vector, list, set: u32 count, then the elements */
+static const uint8_t *v_seq(rd *r, const interp_node *n, const uint8_t *p, unsigned depth)
+{
+    size_t room = (size_t)(r->end - p);
+    if (UNLIKELY(room < 4))
+        return fail(r, FBE_TRUNCATED, p);
+    uint32_t count = rd32(p);
+    const interp_node *e = n->elem;
+    if (UNLIKELY(!count_fits(count, node_min(e), room - 4, (size_t)(r->end - r->data))))
+        return fail(r, FBE_BAD_COUNT, p);
+    p += 4;
+    if (e->final_fixed) { /* the count check covered the bytes */
+        if (count && e->op > OP_COPY16 && !v_fixed_ok(r, e, p, depth))
+            return NULL;
+        return p + (size_t)count * e->final_size;
+    }
+    if (e->op == OP_STRUCT) { /* v_any inline */
+        const interp_prog *g = e->prog;
+        for (uint32_t i = 0; i < count && p; i++)
+            p = v_struct(r, g, p, depth + 1);
+        return p;
+    }
+    for (uint32_t i = 0; i < count && p; i++)
+        p = v_any(r, e, p, depth);
+    return p;
 }
 
 static const uint8_t *v_complex(rd *r, const interp_node *n, const uint8_t *p, unsigned depth)
@@ -506,7 +826,7 @@ static const uint8_t *v_complex(rd *r, const interp_node *n, const uint8_t *p, u
     if (n->final_fixed) { /* a struct or array made only of fixed parts */
         if (UNLIKELY(room < n->final_size))
             return fail(r, FBE_TRUNCATED, p);
-        if (!v_fixed_depth(r, n, p, depth))
+        if (!v_fixed_ok(r, n, p, depth))
             return NULL;
         return p + n->final_size;
     }
@@ -533,23 +853,8 @@ static const uint8_t *v_complex(rd *r, const interp_node *n, const uint8_t *p, u
             p = v_any(r, e, p, depth);
         return p;
     }
-    case OP_SEQ: {
-        if (UNLIKELY(room < 4))
-            return fail(r, FBE_TRUNCATED, p);
-        uint32_t count = rd32(p);
-        const interp_node *e = n->elem;
-        if (UNLIKELY(!count_fits(count, node_min(e), room - 4, (size_t)(r->end - r->data))))
-            return fail(r, FBE_BAD_COUNT, p);
-        p += 4;
-        if (e->final_fixed) { /* the count check covered the bytes */
-            if (count && e->op > OP_COPY16 && !v_fixed_depth(r, e, p, depth))
-                return NULL;
-            return p + (size_t)count * e->final_size;
-        }
-        for (uint32_t i = 0; i < count && p; i++)
-            p = v_any(r, e, p, depth);
-        return p;
-    }
+    case OP_SEQ:
+        return v_seq(r, n, p, depth);
     case OP_MAP: {
         if (UNLIKELY(room < 4))
             return fail(r, FBE_TRUNCATED, p);
@@ -560,9 +865,9 @@ static const uint8_t *v_complex(rd *r, const interp_node *n, const uint8_t *p, u
         p += 4;
         if (k->final_fixed && v->final_fixed) {
             if (count) {
-                if (k->op > OP_COPY16 && !v_fixed_depth(r, k, p, depth))
+                if (k->op > OP_COPY16 && !v_fixed_ok(r, k, p, depth))
                     return NULL;
-                if (v->op > OP_COPY16 && !v_fixed_depth(r, v, p + k->final_size, depth))
+                if (v->op > OP_COPY16 && !v_fixed_ok(r, v, p + k->final_size, depth))
                     return NULL;
             }
             return p + (size_t)count * ((size_t)k->final_size + v->final_size);
@@ -638,8 +943,16 @@ fbe_status interp_final_verify(const fbe_type *type, const uint8_t *data, size_t
 
 static const uint8_t *d_complex(rd *r, const interp_node *n, const uint8_t *p,
                                 uint8_t *restrict dst, unsigned depth);
+static const uint8_t *d_fields(rd *r, const interp_prog *g, const uint8_t *p,
+                               uint8_t *restrict dst, unsigned depth);
+static const uint8_t *d_opt_struct(rd *r, const interp_prog *g, const uint8_t *p,
+                                   uint8_t *restrict dst, unsigned depth);
+static const uint8_t *d_seq(rd *r, const interp_node *n, const uint8_t *p,
+                            uint8_t *restrict dst, unsigned depth);
 static const uint8_t *d_fixed(rd *r, const interp_node *n, const uint8_t *p,
                               uint8_t *restrict dst, unsigned depth);
+static const uint8_t *d_fixed_slow(rd *r, const interp_node *n, const uint8_t *p,
+                                   uint8_t *restrict dst, unsigned depth);
 
 /* A scalar whose bytes are known to be there. */
 INLINE const uint8_t *d_scalar(const interp_node *n, const uint8_t *p, uint8_t *restrict dst)
@@ -666,14 +979,23 @@ INLINE const uint8_t *d_scalar(const interp_node *n, const uint8_t *p, uint8_t *
     }
 }
 
-static const uint8_t *d_struct(rd *r, const interp_prog *g, const uint8_t *p,
+INLINE const uint8_t *d_struct(rd *r, const interp_prog *g, const uint8_t *p,
                                uint8_t *restrict dst, unsigned depth);
 
-static void *d_alloc(rd *r, uint64_t size)
+/* fbe_arena_alloc with its bump path inlined (same rounding, same 16-byte
+ * alignment); anything else (no chunk yet, chunk full, zero size) goes through it. */
+static inline void *d_alloc(rd *r, uint64_t size)
 {
-    if (size > SIZE_MAX)
+    if (UNLIKELY(size > SIZE_MAX))
         return NULL;
-    return fbe_arena_alloc(r->arena, (size_t)size);
+    fbe_arena *a = r->arena;
+    size_t n = (size_t)size, rounded = (n + 15) & ~(size_t)15;
+    if (LIKELY(a->head && n && rounded >= n && (size_t)(a->end - a->ptr) >= rounded)) {
+        void *m = a->ptr;
+        a->ptr += rounded;
+        return m;
+    }
+    return fbe_arena_alloc(a, n);
 }
 
 /* string and bytes: host {pointer, size_t}; empty is {NULL, 0} */
@@ -695,7 +1017,7 @@ INLINE const uint8_t *d_string(rd *r, const uint8_t *p, fbe_string *s)
             *s = (fbe_string){NULL, 0};
             return fail(r, FBE_NOMEM, p);
         }
-        memcpy(m, p + 4, len);
+        copy_small((uint8_t *)m, p + 4, len);
         m[len] = 0;
         *s = (fbe_string){m, len};
     }
@@ -718,9 +1040,11 @@ INLINE const uint8_t *d_any(rd *r, const interp_node *n, const uint8_t *p,
     return d_complex(r, n, p, dst, depth);
 }
 
-/* A final_fixed struct at level `depth` whose bytes are known to be there. */
-static const uint8_t *d_fixed_struct(rd *r, const interp_prog *g, const uint8_t *p,
-                                     uint8_t *restrict dst, unsigned depth)
+/* A final_fixed struct at level `depth` whose bytes are known to be there, field
+ * by field with every depth check: the reference for d_fixed_struct, run when its
+ * depth check fails (so the error and the partial value are this walk's). */
+COLD static const uint8_t *d_fixed_struct_slow(rd *r, const interp_prog *g, const uint8_t *p,
+                                               uint8_t *restrict dst, unsigned depth)
 {
     if (UNLIKELY(depth > r->max_depth))
         return fail(r, FBE_TOO_DEEP, p);
@@ -731,50 +1055,28 @@ static const uint8_t *d_fixed_struct(rd *r, const interp_prog *g, const uint8_t 
     const interp_field *f = g->fields, *last = g->fields + g->field_count;
     for (; f < last; f++) {
         uint8_t *d = dst + f->host_offset;
-        switch ((interp_op)f->node.op) {
-        case OP_BOOL:
-            *(bool *)d = *p != 0;
-            p += 1;
-            break;
-        case OP_COPY1:
-            *d = *p;
-            p += 1;
-            break;
-        case OP_COPY2:
-            memcpy(d, p, 2);
-            p += 2;
-            break;
-        case OP_COPY4:
-            memcpy(d, p, 4);
-            p += 4;
-            break;
-        case OP_COPY8:
-            memcpy(d, p, 8);
-            p += 8;
-            break;
-        case OP_COPY16:
-            memcpy(d, p, 16);
-            p += 16;
-            break;
-        default: /* a nested fixed struct or array */
-            p = d_fixed(r, &f->node, p, d, depth);
-            if (UNLIKELY(!p)) {
-                note_field(r, g, f);
-                return NULL;
-            }
-            break;
+        if (f->node.op <= OP_COPY16) {
+            p = d_scalar(&f->node, p, d);
+            continue;
+        }
+        /* a nested fixed struct or array */
+        p = d_fixed_slow(r, &f->node, p, d, depth);
+        if (UNLIKELY(!p)) {
+            note_field(r, g, f);
+            return NULL;
         }
     }
     return p;
 }
 
-/* A final_fixed node inside a struct at level `depth`, bytes known to be there. */
-static const uint8_t *d_fixed(rd *r, const interp_node *n, const uint8_t *p,
-                              uint8_t *restrict dst, unsigned depth)
+/* A final_fixed node inside a struct at level `depth`, bytes known to be there,
+ * with every depth check (see d_fixed_struct_slow). */
+COLD static const uint8_t *d_fixed_slow(rd *r, const interp_node *n, const uint8_t *p,
+                                        uint8_t *restrict dst, unsigned depth)
 {
     switch ((interp_op)n->op) {
     case OP_STRUCT:
-        return d_fixed_struct(r, n->prog, p, dst, depth + 1);
+        return d_fixed_struct_slow(r, n->prog, p, dst, depth + 1);
     case OP_ARRAY: {
         const interp_node *e = n->elem;
         if (is_copy(e)) {
@@ -784,12 +1086,120 @@ static const uint8_t *d_fixed(rd *r, const interp_node *n, const uint8_t *p,
         }
         for (uint32_t i = 0; i < n->count && p; i++)
             p = e->op <= OP_COPY16 ? d_scalar(e, p, dst + (size_t)i * e->host_size)
-                                   : d_fixed(r, e, p, dst + (size_t)i * e->host_size, depth);
+                                   : d_fixed_slow(r, e, p, dst + (size_t)i * e->host_size, depth);
         return p;
     }
     default:
         return d_scalar(n, p, dst);
     }
+}
+
+static const uint8_t *d_fixed_fast(const interp_node *n, const uint8_t *p, uint8_t *restrict dst);
+
+/* The fields of a final_fixed struct whose bytes are there and whose depth fits:
+ * nothing can fail. */
+static const uint8_t *d_fixed_fields(const interp_prog *g, const uint8_t *p, uint8_t *restrict dst)
+{
+    if (g->field_count == 0) { /* the host's placeholder byte */
+        memset(dst, 0, g->host_size);
+        return p;
+    }
+    const interp_step *s = g->final_steps.at;
+#define D_ (dst + s->host_offset)
+    STEP_BEGIN(X, s)
+    STEP_COPY_CASES(X, D_, p, s->len, (void)0, {
+        p += s->len;
+        STEP_NEXT(X, s);
+    });
+    STEP_CASE(X, SO_BOOL):
+        *(bool *)D_ = *p++ != 0;
+        STEP_NEXT(X, s);
+    STEP_CASE(X, SO_FIXED): /* a nested fixed struct or array */
+        p = d_fixed_fast(s->node, p, D_);
+        STEP_NEXT(X, s);
+    STEP_CASE(X, SO_STRING):
+    STEP_CASE(X, SO_STRUCT):
+    STEP_CASE(X, SO_OPT_STRUCT):
+    STEP_CASE(X, SO_SEQ):
+    STEP_CASE(X, SO_OPTIONAL):
+    STEP_CASE(X, SO_ARRAY):
+    STEP_CASE(X, SO_MAP):
+        UNREACHABLE(); /* a fixed struct holds nothing else */
+    STEP_CASE(X, SO_END):
+        return p;
+    STEP_FINISH
+#undef D_
+}
+
+/* A final_fixed node whose bytes are there and whose depth fits. */
+static const uint8_t *d_fixed_fast(const interp_node *n, const uint8_t *p, uint8_t *restrict dst)
+{
+    switch ((interp_op)n->op) {
+    case OP_STRUCT:
+        return d_fixed_fields(n->prog, p, dst);
+    case OP_ARRAY: {
+        const interp_node *e = n->elem;
+        if (is_copy(e)) {
+            size_t len = (size_t)n->count * e->final_size;
+            memcpy(dst, p, len);
+            return p + len;
+        }
+        for (uint32_t i = 0; i < n->count; i++)
+            p = e->op <= OP_COPY16 ? d_scalar(e, p, dst + (size_t)i * e->host_size)
+                                   : d_fixed_fast(e, p, dst + (size_t)i * e->host_size);
+        return p;
+    }
+    default:
+        return d_scalar(n, p, dst);
+    }
+}
+
+/* A final_fixed struct at level `depth` whose bytes are known to be there: one
+ * depth check for all its levels (fixed_depth), then plain copies. */
+static const uint8_t *d_fixed_struct(rd *r, const interp_prog *g, const uint8_t *p,
+                                     uint8_t *restrict dst, unsigned depth)
+{
+    if (UNLIKELY((uint64_t)depth + g->fixed_depth - 1 > r->max_depth))
+        return d_fixed_struct_slow(r, g, p, dst, depth);
+    return d_fixed_fields(g, p, dst);
+}
+
+/* A final_fixed node inside a struct at level `depth`, bytes known to be there. */
+static const uint8_t *d_fixed(rd *r, const interp_node *n, const uint8_t *p,
+                              uint8_t *restrict dst, unsigned depth)
+{
+    if (UNLIKELY((uint64_t)depth + n->final_depth > r->max_depth))
+        return d_fixed_slow(r, n, p, dst, depth);
+    return d_fixed_fast(n, p, dst);
+}
+
+/* A failure in field f of g: f and every later field are zeroed (the value stays
+ * safe to read). */
+COLD static const uint8_t *d_fail_field(rd *r, const interp_prog *g, const interp_field *f,
+                                        uint8_t *restrict dst)
+{
+    note_field(r, g, f);
+    for (const interp_field *last = g->fields + g->field_count; f < last; f++)
+        memset(dst + f->host_offset, 0, f->node.host_size);
+    return NULL;
+}
+
+/* Step s (a run of plain scalars, a bool or a fixed struct or array: s->len
+ * bytes) does not fit: its fields are read one by one until the one that does
+ * not, as a field-by-field walk would. */
+COLD static const uint8_t *d_short(rd *r, const interp_prog *g, const interp_step *s,
+                                   const uint8_t *p, uint8_t *restrict dst)
+{
+    const interp_field *f = s->field;
+    for (;; f++) { /* some field of the step does not fit: the loop ends in it */
+        uint32_t n = f->node.final_size;
+        if ((size_t)(r->end - p) < n)
+            break;
+        memcpy(dst + f->host_offset, p, n); /* a plain field: host bytes are wire bytes */
+        p += n;
+    }
+    fail(r, FBE_TRUNCATED, p);
+    return d_fail_field(r, g, f, dst);
 }
 
 /* The fields of a non-fixed struct at level `depth` (already depth-checked). A
@@ -798,73 +1208,65 @@ static const uint8_t *d_fields(rd *r, const interp_prog *g, const uint8_t *p,
                                uint8_t *restrict dst, unsigned depth)
 {
     const uint8_t *end = r->end;
-    const interp_field *f = g->fields, *last = g->fields + g->field_count;
-    const uint8_t *q;
-    for (; f < last; f++) {
-        uint8_t *d = dst + f->host_offset;
-        switch ((interp_op)f->node.op) {
-        case OP_BOOL:
-            if (UNLIKELY(end - p < 1))
-                goto truncated;
-            *(bool *)d = *p != 0;
-            p += 1;
-            continue;
-        case OP_COPY1:
-            if (UNLIKELY(end - p < 1))
-                goto truncated;
-            *d = *p;
-            p += 1;
-            continue;
-        case OP_COPY2:
-            if (UNLIKELY(end - p < 2))
-                goto truncated;
-            memcpy(d, p, 2);
-            p += 2;
-            continue;
-        case OP_COPY4:
-            if (UNLIKELY(end - p < 4))
-                goto truncated;
-            memcpy(d, p, 4);
-            p += 4;
-            continue;
-        case OP_COPY8:
-            if (UNLIKELY(end - p < 8))
-                goto truncated;
-            memcpy(d, p, 8);
-            p += 8;
-            continue;
-        case OP_COPY16:
-            if (UNLIKELY(end - p < 16))
-                goto truncated;
-            memcpy(d, p, 16);
-            p += 16;
-            continue;
-        case OP_STRING:
-            q = d_string(r, p, (fbe_string *)d);
-            break;
-        case OP_STRUCT:
-            q = d_struct(r, f->node.prog, p, d, depth + 1);
-            break;
-        default:
-            q = d_complex(r, &f->node, p, d, depth);
-            break;
-        }
-        if (UNLIKELY(!q))
+    const interp_step *s = g->final_steps.at;
+/* the field in the host; a step of known size first checks its bytes are there */
+#define D_ (dst + s->host_offset)
+#define ROOM_                                        \
+    if (UNLIKELY((size_t)(end - p) < s->len))        \
+        return d_short(r, g, s, p, dst)
+    STEP_BEGIN(D, s)
+    STEP_COPY_CASES(D, D_, p, s->len, ROOM_, {
+        p += s->len;
+        STEP_NEXT(D, s);
+    });
+    STEP_CASE(D, SO_BOOL):
+        ROOM_;
+        *(bool *)D_ = *p++ != 0;
+        STEP_NEXT(D, s);
+    STEP_CASE(D, SO_FIXED):
+        ROOM_;
+        p = d_fixed(r, s->node, p, D_, depth);
+        if (UNLIKELY(!p))
             goto failed;
-        p = q;
-    }
-    return p;
-truncated:
-    fail(r, FBE_TRUNCATED, p);
+        STEP_NEXT(D, s);
+    STEP_CASE(D, SO_STRING):
+        p = d_string(r, p, (fbe_string *)D_);
+        if (UNLIKELY(!p))
+            goto failed;
+        STEP_NEXT(D, s);
+    STEP_CASE(D, SO_STRUCT):
+        p = d_struct(r, s->prog, p, D_, depth + 1);
+        if (UNLIKELY(!p))
+            goto failed;
+        STEP_NEXT(D, s);
+    STEP_CASE(D, SO_OPT_STRUCT):
+        p = d_opt_struct(r, s->prog, p, D_, depth);
+        if (UNLIKELY(!p))
+            goto failed;
+        STEP_NEXT(D, s);
+    STEP_CASE(D, SO_SEQ):
+        p = d_seq(r, s->node, p, D_, depth);
+        if (UNLIKELY(!p))
+            goto failed;
+        STEP_NEXT(D, s);
+    STEP_CASE(D, SO_OPTIONAL):
+    STEP_CASE(D, SO_ARRAY):
+    STEP_CASE(D, SO_MAP):
+        p = d_complex(r, s->node, p, D_, depth);
+        if (UNLIKELY(!p))
+            goto failed;
+        STEP_NEXT(D, s);
+    STEP_CASE(D, SO_END):
+        return p;
+    STEP_FINISH
+#undef D_
+#undef ROOM_
 failed:
-    note_field(r, g, f);
-    for (; f < last; f++)
-        memset(dst + f->host_offset, 0, f->node.host_size);
-    return NULL;
+    return d_fail_field(r, g, s->field, dst);
 }
 
 /* A struct value at level `depth`. */
-static const uint8_t *d_struct(rd *r, const interp_prog *g, const uint8_t *p,
+INLINE const uint8_t *d_struct(rd *r, const interp_prog *g, const uint8_t *p,
                                uint8_t *restrict dst, unsigned depth)
 {
     if (g->final_fixed) {
@@ -875,6 +1277,72 @@ static const uint8_t *d_struct(rd *r, const interp_prog *g, const uint8_t *p,
     if (UNLIKELY(depth > r->max_depth))
         return fail(r, FBE_TOO_DEEP, p);
     return d_fields(r, g, p, dst, depth);
+}
+
+/* S?: a flag byte, then the struct; the pointer is NULL unless the struct was
+ * read. */
+static const uint8_t *d_opt_struct(rd *r, const interp_prog *g, const uint8_t *p,
+                                   uint8_t *restrict dst, unsigned depth)
+{
+    *(void **)dst = NULL;
+    if (UNLIKELY(r->end == p))
+        return fail(r, FBE_TRUNCATED, p);
+    if (!*p)
+        return p + 1;
+    p++;
+    /* checks in v_struct's order, before allocating */
+    if (g->final_fixed && UNLIKELY((size_t)(r->end - p) < g->final_size))
+        return fail(r, FBE_TRUNCATED, p);
+    if (UNLIKELY(depth + 1 > r->max_depth))
+        return fail(r, FBE_TOO_DEEP, p);
+    uint8_t *m = d_alloc(r, g->host_size);
+    if (UNLIKELY(!m))
+        return fail(r, FBE_NOMEM, p);
+    const uint8_t *q = g->final_fixed ? d_fixed_struct(r, g, p, m, depth + 1)
+                                      : d_fields(r, g, p, m, depth + 1);
+    if (q)
+        *(void **)dst = m;
+    return q;
+}
+
+/* vector, list, set: u32 count, then the elements; the size stays 0 unless they
+ * were all read. */
+static const uint8_t *d_seq(rd *r, const interp_node *n, const uint8_t *p,
+                            uint8_t *restrict dst, unsigned depth)
+{
+    size_t room = (size_t)(r->end - p);
+    fbe_seq *s = (fbe_seq *)dst;
+    *s = (fbe_seq){NULL, 0};
+    if (UNLIKELY(room < 4))
+        return fail(r, FBE_TRUNCATED, p);
+    uint32_t count = rd32(p);
+    const interp_node *e = n->elem;
+    if (UNLIKELY(!count_fits(count, node_min(e), room - 4, (size_t)(r->end - r->data))))
+        return fail(r, FBE_BAD_COUNT, p);
+    if (count == 0)
+        return p + 4;
+    uint8_t *m = d_alloc(r, (uint64_t)count * e->host_size);
+    if (UNLIKELY(!m))
+        return fail(r, FBE_NOMEM, p);
+    p += 4;
+    if (is_copy(e)) { /* the count check covered the bytes */
+        size_t len = (size_t)count * e->final_size;
+        memcpy(m, p, len);
+        p += len;
+    } else if (e->final_fixed) {
+        for (uint32_t i = 0; i < count && p; i++)
+            p = d_fixed(r, e, p, m + (size_t)i * e->host_size, depth);
+    } else if (e->op == OP_STRUCT) { /* d_any inline */
+        const interp_prog *g = e->prog;
+        for (uint32_t i = 0; i < count && p; i++)
+            p = d_struct(r, g, p, m + (size_t)i * e->host_size, depth + 1);
+    } else {
+        for (uint32_t i = 0; i < count && p; i++)
+            p = d_any(r, e, p, m + (size_t)i * e->host_size, depth);
+    }
+    if (p)
+        *s = (fbe_seq){m, count};
+    return p;
 }
 
 static const uint8_t *d_complex(rd *r, const interp_node *n, const uint8_t *p,
@@ -902,64 +1370,16 @@ static const uint8_t *d_complex(rd *r, const interp_node *n, const uint8_t *p,
             *(bool *)dst = true;
         return q;
     }
-    case OP_OPT_STRUCT: {
-        *(void **)dst = NULL;
-        if (UNLIKELY(room < 1))
-            return fail(r, FBE_TRUNCATED, p);
-        if (!*p)
-            return p + 1;
-        p++;
-        const interp_prog *g = n->prog;
-        /* checks in v_struct's order, before allocating */
-        if (g->final_fixed && UNLIKELY((size_t)(r->end - p) < g->final_size))
-            return fail(r, FBE_TRUNCATED, p);
-        if (UNLIKELY(depth + 1 > r->max_depth))
-            return fail(r, FBE_TOO_DEEP, p);
-        uint8_t *m = d_alloc(r, g->host_size);
-        if (UNLIKELY(!m))
-            return fail(r, FBE_NOMEM, p);
-        const uint8_t *q = g->final_fixed ? d_fixed_struct(r, g, p, m, depth + 1)
-                                          : d_fields(r, g, p, m, depth + 1);
-        if (q)
-            *(void **)dst = m;
-        return q;
-    }
+    case OP_OPT_STRUCT:
+        return d_opt_struct(r, n->prog, p, dst, depth);
     case OP_ARRAY: {
         const interp_node *e = n->elem;
         for (uint32_t i = 0; i < n->count && p; i++)
             p = d_any(r, e, p, dst + (size_t)i * e->host_size, depth);
         return p;
     }
-    case OP_SEQ: {
-        fbe_seq *s = (fbe_seq *)dst;
-        *s = (fbe_seq){NULL, 0};
-        if (UNLIKELY(room < 4))
-            return fail(r, FBE_TRUNCATED, p);
-        uint32_t count = rd32(p);
-        const interp_node *e = n->elem;
-        if (UNLIKELY(!count_fits(count, node_min(e), room - 4, (size_t)(r->end - r->data))))
-            return fail(r, FBE_BAD_COUNT, p);
-        if (count == 0)
-            return p + 4;
-        uint8_t *m = d_alloc(r, (uint64_t)count * e->host_size);
-        if (UNLIKELY(!m))
-            return fail(r, FBE_NOMEM, p);
-        p += 4;
-        if (is_copy(e)) { /* the count check covered the bytes */
-            size_t len = (size_t)count * e->final_size;
-            memcpy(m, p, len);
-            p += len;
-        } else if (e->final_fixed) {
-            for (uint32_t i = 0; i < count && p; i++)
-                p = d_fixed(r, e, p, m + (size_t)i * e->host_size, depth);
-        } else {
-            for (uint32_t i = 0; i < count && p; i++)
-                p = d_any(r, e, p, m + (size_t)i * e->host_size, depth);
-        }
-        if (p)
-            *s = (fbe_seq){m, count};
-        return p;
-    }
+    case OP_SEQ:
+        return d_seq(r, n, p, dst, depth);
     case OP_MAP: {
         fbe_seq *s = (fbe_seq *)dst;
         *s = (fbe_seq){NULL, 0};

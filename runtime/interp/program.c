@@ -1,4 +1,5 @@
-/* Lowering the IR into interpreter programs, and the codec object. */
+/* Lowering the IR into interpreter programs (the codec object itself is in
+ * runtime/codec.c). */
 #include "program.h"
 
 #include <stdlib.h>
@@ -9,7 +10,8 @@ typedef struct lowering {
     fbe_codec *codec;
     interp_prog *progs;
     const fbe_ir_struct **irs;
-    uint8_t *min_state; /* final_min memo: 0 new, 1 busy, 2 done */
+    uint8_t *min_state;    /* final_min memo: 0 new, 1 busy, 2 done */
+    uint8_t *derive_state; /* derive_prog memo, the same */
     size_t count;
     bool failed;
 } lowering;
@@ -171,6 +173,322 @@ static bool lower_struct(lowering *L, interp_prog *p, const fbe_ir_struct *st)
     return !L->failed;
 }
 
+/* ---- derived numbers and step lists ---------------------------------------------
+ * Everything below is a function of the fields' IR numbers copied above: it lets
+ * the codec loops skip what cannot matter (scalars in the size pass and verify,
+ * constant parts of sizes, the depth walk of fixed structs) and copy runs of
+ * adjacent scalars at once. None of it changes a result. */
+
+/* Constant sizes are clamped here: a sum that reaches the cap is recomputed the
+ * exact, slow way (standard: std_write.c's SIZE_CAP; final: above final.c's SAT). */
+#define CONST_CAP ((uint64_t)UINT32_MAX + 1)
+#define FINAL_CONST_CAP ((uint64_t)1 << 41)
+/* final.c's MIN_CLAMP */
+#define MIN_CAP ((uint64_t)1 << 32)
+
+static uint64_t cap_add_to(uint64_t a, uint64_t b, uint64_t cap)
+{
+    return a + b >= cap ? cap : a + b;
+}
+
+static uint64_t cap_add(uint64_t a, uint64_t b)
+{
+    return cap_add_to(a, b, CONST_CAP);
+}
+
+static void derive_prog(lowering *L, interp_prog *p);
+
+/* min_size, final_depth, plain, std_const/std_extra of a node and its children. */
+static void derive_node(lowering *L, interp_node *n)
+{
+    interp_node *elem = (interp_node *)n->elem, *key = (interp_node *)n->key;
+    if (elem)
+        derive_node(L, elem);
+    if (key)
+        derive_node(L, key);
+    switch ((interp_op)n->op) {
+    case OP_BOOL:
+    case OP_COPY1:
+    case OP_COPY2:
+    case OP_COPY4:
+    case OP_COPY8:
+    case OP_COPY16:
+        n->plain = n->op != OP_BOOL && n->final_fixed && n->host_size == n->std_size &&
+                   n->final_size == n->std_size;
+        n->std_const = true;
+        n->std_extra = 0;
+        n->final_depth = 0;
+        n->min_size = n->final_fixed ? n->final_size : n->final_min;
+        return;
+    case OP_STRUCT: {
+        interp_prog *p = (interp_prog *)n->prog;
+        derive_prog(L, p);
+        /* a prog still being derived is reached through an optional or a
+         * collection (by-value cycles are refused), so it is not constant */
+        bool done = L->derive_state[p - L->progs] == 2;
+        n->std_const = done && p->std_size_steps.count == 0 && p->std_size_string_count == 0;
+        n->std_extra = n->std_const ? p->std_const : 0;
+        n->final_depth = n->final_fixed ? p->fixed_depth : 0;
+        n->min_size = n->final_fixed ? n->final_size : p->final_min;
+        return;
+    }
+    case OP_ARRAY: {
+        n->plain = elem->plain && n->final_fixed && n->host_size == n->std_size &&
+                   n->final_size == n->std_size;
+        n->std_const = elem->std_const;
+        n->std_extra = elem->std_const && n->count
+                           ? (elem->std_extra >= CONST_CAP / n->count
+                                  ? CONST_CAP
+                                  : elem->std_extra * n->count)
+                           : 0;
+        n->final_depth = n->final_fixed && n->count ? elem->final_depth : 0;
+        if (n->final_fixed) {
+            n->min_size = n->final_size;
+        } else {
+            uint64_t m = (uint64_t)n->count * elem->min_size;
+            n->min_size = m > MIN_CAP ? MIN_CAP : m;
+        }
+        return;
+    }
+    default: /* strings, optionals, collections: what they add depends on the value */
+        n->std_const = false;
+        n->std_extra = 0;
+        n->final_depth = 0;
+        n->min_size = n->final_fixed ? n->final_size : n->final_min;
+        return;
+    }
+}
+
+/* Nodes verify has nothing to check in: scalars and arrays of them. */
+static bool std_nocheck(const interp_node *n)
+{
+    if (n->op == OP_ARRAY)
+        return n->count == 0 || std_nocheck(n->elem);
+    return n->op <= OP_COPY16;
+}
+
+/* final lists: a fixed node whose only possible failure is its bounds */
+static bool final_skip(const interp_node *n)
+{
+    return n->final_fixed && n->final_depth == 0;
+}
+
+static uint8_t copy_op(uint32_t len)
+{
+    switch (len) {
+    case 1: return SO_COPY1;
+    case 2: return SO_COPY2;
+    case 3: return SO_COPY3;
+    case 4: return SO_COPY4;
+    case 8: return SO_COPY8;
+    case 16: return SO_COPY16;
+    default:
+        return len < 8 ? SO_COPY5_7 : len < 16 ? SO_COPY9_15 : len <= 32 ? SO_COPY17_32 : SO_COPYN;
+    }
+}
+
+static uint8_t field_op(const interp_node *n)
+{
+    switch ((interp_op)n->op) {
+    case OP_BOOL: return SO_BOOL;
+    case OP_STRING: return SO_STRING;
+    case OP_STRUCT: return SO_STRUCT;
+    case OP_OPT_STRUCT: return SO_OPT_STRUCT;
+    case OP_SEQ: return SO_SEQ;
+    case OP_OPTIONAL: return SO_OPTIONAL;
+    case OP_ARRAY: return SO_ARRAY;
+    case OP_MAP: return SO_MAP;
+    default: return copy_op(n->std_size); /* a scalar that is not plain: its width */
+    }
+}
+
+static interp_step step_of(const interp_field *f, uint8_t op, uint64_t pre)
+{
+    return (interp_step){.op = op,
+                         .len = op < SO_BOOL ? f->node.std_size : f->node.final_size,
+                         .std_offset = f->std_offset,
+                         .host_offset = f->host_offset,
+                         .pre = pre,
+                         .node = &f->node,
+                         .prog = f->node.op != OP_SEQ                ? f->node.prog
+                                 : f->node.elem->op == OP_STRUCT ? f->node.elem->prog
+                                                                 : NULL,
+                         .field = f};
+}
+
+enum { LIST_STD, LIST_STD_CHECK, LIST_FINAL, LIST_FINAL_SIZE, LIST_FINAL_CHECK };
+
+/* One step list of `p` into `out` (room for field_count + 1 steps); returns the
+ * count, SO_END not included. In the final size and check lists the SO_END
+ * step's `pre` holds the fixed bytes after the last step. */
+static size_t build_steps(const interp_prog *p, int list, interp_step *out)
+{
+    size_t n = 0;
+    uint64_t pre = 0;
+    const interp_field *f = p->fields, *end = f + p->field_count;
+    while (f < end) {
+        const interp_node *nd = &f->node;
+        switch (list) {
+        case LIST_STD:
+        case LIST_FINAL:
+            if (nd->plain) {
+                /* a run: adjacent on the wire and in the host */
+                const interp_field *g = f;
+                uint64_t len = 0;
+                while (g < end && g->node.plain &&
+                       g->std_offset == (uint64_t)f->std_offset + len &&
+                       g->host_offset == (uint64_t)f->host_offset + len &&
+                       len + g->node.std_size <= UINT32_MAX) {
+                    len += g->node.std_size;
+                    g++;
+                }
+                if (len) {
+                    out[n] = step_of(f, copy_op((uint32_t)len), 0);
+                    out[n++].len = (uint32_t)len;
+                }
+                f = g;
+                continue;
+            }
+            if (list == LIST_FINAL && nd->final_fixed && nd->op != OP_BOOL)
+                out[n++] = step_of(f, SO_FIXED, 0);
+            else
+                out[n++] = step_of(f, field_op(nd), 0);
+            break;
+        case LIST_STD_CHECK:
+            if (!std_nocheck(nd))
+                out[n++] = step_of(f, field_op(nd), 0);
+            break;
+        case LIST_FINAL_SIZE:
+        case LIST_FINAL_CHECK:
+            if (nd->final_fixed && (list == LIST_FINAL_SIZE || final_skip(nd))) {
+                pre += nd->final_size;
+            } else {
+                out[n++] = step_of(f, nd->final_fixed ? SO_FIXED : field_op(nd), pre);
+                pre = 0;
+            }
+            break;
+        }
+        f++;
+    }
+    out[n] = (interp_step){.op = SO_END, .pre = pre};
+    return n;
+}
+
+static bool make_steps(lowering *L, const interp_prog *p, int list, interp_steps *out)
+{
+    interp_step *steps = fbe_arena_zalloc(&L->codec->arena, sizeof *steps * (p->field_count + 1));
+    if (!steps)
+        return false;
+    out->at = steps;
+    out->count = build_steps(p, list, steps);
+    return true;
+}
+
+/* The size lists of `p` in one model (see interp_prog.std_const, final_const):
+ * the fields whose size varies, structs held by value flattened (their lists are
+ * complete: by-value nesting is acyclic, so they were derived first). With NULL
+ * outputs, only counts. */
+typedef struct size_lists {
+    bool final;
+    uint64_t cnst;
+    uint32_t *strings;
+    size_t string_count;
+    interp_step *steps;
+    size_t step_count;
+} size_lists;
+
+static void collect_size(const interp_prog *p, uint32_t host_base, size_lists *out)
+{
+    const interp_field *f = p->fields, *end = f + p->field_count;
+    for (; f < end; f++) {
+        const interp_node *nd = &f->node;
+        uint32_t at = host_base + f->host_offset;
+        uint64_t cap = out->final ? FINAL_CONST_CAP : CONST_CAP;
+        if (out->final ? nd->final_fixed : nd->std_const) {
+            out->cnst = cap_add_to(out->cnst, out->final ? nd->final_size : nd->std_extra, cap);
+        } else if (nd->op == OP_STRING) {
+            out->cnst = cap_add_to(out->cnst, 4, cap);
+            if (out->strings)
+                out->strings[out->string_count] = at;
+            out->string_count++;
+        } else if (nd->op == OP_STRUCT) {
+            /* by value: its own lists, shifted (and, standard, its body) */
+            if (!out->final)
+                out->cnst = cap_add(out->cnst, nd->prog->std_body_size);
+            collect_size(nd->prog, at, out);
+        } else {
+            if (out->steps) {
+                out->steps[out->step_count] = step_of(f, field_op(nd), 0);
+                out->steps[out->step_count].host_offset = at;
+            }
+            out->step_count++;
+        }
+    }
+}
+
+static bool make_size_lists(lowering *L, interp_prog *p, bool final)
+{
+    size_lists count = {.final = final};
+    collect_size(p, 0, &count);
+    size_lists fill = {
+        .final = final,
+        .strings = fbe_arena_zalloc(&L->codec->arena, sizeof *fill.strings * (count.string_count + 1)),
+        .steps = fbe_arena_zalloc(&L->codec->arena, sizeof *fill.steps * (count.step_count + 1))};
+    if (!fill.strings || !fill.steps)
+        return false;
+    fill.cnst = final ? 0 : p->std_body_size;
+    collect_size(p, 0, &fill);
+    fill.steps[fill.step_count] = (interp_step){.op = SO_END};
+    if (final) {
+        p->final_const = fill.cnst;
+        p->final_size_strings = fill.strings;
+        p->final_size_string_count = fill.string_count;
+        p->final_size_steps = (interp_steps){fill.steps, fill.step_count};
+    } else {
+        p->std_const = fill.cnst;
+        p->std_size_strings = fill.strings;
+        p->std_size_string_count = fill.string_count;
+        p->std_size_steps = (interp_steps){fill.steps, fill.step_count};
+    }
+    return true;
+}
+
+/* By-value containment is acyclic: the recursion through derive_node ends. */
+static void derive_prog(lowering *L, interp_prog *p)
+{
+    size_t i = (size_t)(p - L->progs);
+    if (L->derive_state[i])
+        return;
+    L->derive_state[i] = 1;
+    uint32_t depth = 0;
+    for (size_t f = 0; f < p->field_count; f++) {
+        interp_node *n = (interp_node *)&p->fields[f].node;
+        derive_node(L, n);
+        if (n->final_fixed && n->final_depth > depth)
+            depth = n->final_depth;
+    }
+    p->std_header = (uint64_t)p->std_body_size | (uint64_t)p->type_number << 32;
+    p->fixed_depth = p->final_fixed ? depth + 1 : 0;
+    if (!make_size_lists(L, p, false) || !make_size_lists(L, p, true) ||
+        !make_steps(L, p, LIST_STD, &p->std_steps) ||
+        !make_steps(L, p, LIST_STD_CHECK, &p->std_check_steps) ||
+        !make_steps(L, p, LIST_FINAL, &p->final_steps) ||
+        !make_steps(L, p, LIST_FINAL_SIZE, &p->final_size_exact) ||
+        !make_steps(L, p, LIST_FINAL_CHECK, &p->final_check_steps)) {
+        L->failed = true;
+    } else {
+        p->std_check_leaf = true;
+        for (size_t k = 0; k < p->std_check_steps.count; k++)
+            if (p->std_check_steps.at[k].op != SO_STRING)
+                p->std_check_leaf = false;
+        p->final_check_leaf = true;
+        for (size_t k = 0; k < p->final_check_steps.count; k++)
+            if (p->final_check_steps.at[k].op != SO_STRING)
+                p->final_check_leaf = false;
+    }
+    L->derive_state[i] = 2;
+}
+
 static fbe_codec *fail(fbe_codec *codec, fbe_status *status, fbe_status why)
 {
     if (status)
@@ -198,8 +516,9 @@ fbe_codec *fbe_interp_create(const fbe_schema *schema, const fbe_codec_options *
     L.progs = fbe_arena_zalloc(&codec->arena, sizeof *L.progs * (count + 1));
     L.irs = fbe_arena_zalloc(&codec->arena, sizeof *L.irs * (count + 1));
     L.min_state = fbe_arena_zalloc(&codec->arena, count + 1);
+    L.derive_state = fbe_arena_zalloc(&codec->arena, count + 1);
     codec->types = fbe_arena_zalloc(&codec->arena, sizeof *codec->types * (count + 1));
-    if (!L.progs || !L.irs || !L.min_state || !codec->types)
+    if (!L.progs || !L.irs || !L.min_state || !L.derive_state || !codec->types)
         return fail(codec, status, FBE_NOMEM);
     size_t k = 0;
     for (size_t i = 0; i < fbe_schema_package_count(schema); i++) {
@@ -210,8 +529,13 @@ fbe_codec *fbe_interp_create(const fbe_schema *schema, const fbe_codec_options *
     for (size_t i = 0; i < count; i++)
         if (!lower_struct(&L, &L.progs[i], L.irs[i]))
             return fail(codec, status, FBE_NOMEM);
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = 0; i < count; i++)
         prog_final_min(&L, &L.progs[i]);
+    for (size_t i = 0; i < count; i++)
+        derive_prog(&L, &L.progs[i]);
+    if (L.failed)
+        return fail(codec, status, FBE_NOMEM);
+    for (size_t i = 0; i < count; i++) {
         fbe_type *t = &codec->types[i];
         t->ir = L.irs[i];
         t->codec = codec;
@@ -225,56 +549,4 @@ fbe_codec *fbe_interp_create(const fbe_schema *schema, const fbe_codec_options *
     if (status)
         *status = FBE_OK;
     return codec;
-}
-
-void fbe_codec_free(fbe_codec *codec)
-{
-    if (!codec)
-        return;
-    if (codec->destroy_backend)
-        codec->destroy_backend(codec);
-    fbe_arena_free(&codec->arena);
-    free(codec);
-}
-
-fbe_backend fbe_codec_backend(const fbe_codec *codec)
-{
-    return codec->backend;
-}
-
-const char *fbe_backend_name(fbe_backend backend)
-{
-    switch (backend) {
-    case FBE_BACKEND_INTERP: return "interp";
-    case FBE_BACKEND_JIT: return "jit";
-    case FBE_BACKEND_AOT: return "aot";
-    case FBE_BACKEND_STATIC: return "static";
-    }
-    return "?";
-}
-
-unsigned fbe_codec_max_depth(const fbe_codec *codec)
-{
-    return codec->max_depth;
-}
-
-const fbe_type *fbe_codec_type(const fbe_codec *codec, const char *name)
-{
-    /* Types are in package order, imports first: searching backwards prefers the
-     * root package for unqualified names. */
-    bool qualified = strchr(name, '.') != NULL;
-    for (size_t i = codec->type_count; i-- > 0;) {
-        const fbe_ir_struct *st = codec->types[i].ir;
-        if (strcmp(qualified ? st->full_name : st->name, name) == 0)
-            return &codec->types[i];
-    }
-    return NULL;
-}
-
-const fbe_type *fbe_codec_type_of(const fbe_codec *codec, const fbe_ir_struct *ir)
-{
-    for (size_t i = 0; i < codec->type_count; i++)
-        if (codec->types[i].ir == ir)
-            return &codec->types[i];
-    return NULL;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fbe/codec.h"
+#include "../codec_impl.h"
 
 /* What to do with one value. Scalars are grouped by wire width: on the
  * (little-endian) hosts we support, their host and wire bytes are identical. */
@@ -30,14 +31,28 @@ typedef enum interp_op {
 } interp_op;
 
 typedef struct interp_prog interp_prog;
+typedef struct interp_field interp_field;
 
 /* A type: what a field, an optional's inner value or a collection element is. */
 typedef struct interp_node {
     uint8_t op;                 /* interp_op */
     bool final_fixed;
+    /* The host bytes are the wire bytes in both models and any bytes are a valid
+     * value: a COPY scalar or an array of them, host_size == std_size ==
+     * final_size. */
+    bool plain;
+    /* Standard model: the bytes outside the inline part do not depend on the
+     * value (scalars, arrays of them, structs made only of such parts); they are
+     * std_extra (struct bodies included). */
+    bool std_const;
     uint32_t std_size;          /* standard inline size */
     uint32_t final_size;        /* final size when final_fixed */
-    uint32_t final_min;         /* smallest final encoding (for count checks) */
+    uint32_t final_min;         /* smallest final encoding (leaves only, see min_size) */
+    /* final_fixed only: how many struct levels the value spans (0: none, so only
+     * its bounds can fail; see final.c v_fixed_depth) */
+    uint32_t final_depth;
+    uint64_t min_size;          /* smallest final encoding of any node, clamped at 2^32 */
+    uint64_t std_extra;         /* std_const only */
     uint32_t host_size;
     uint32_t host_value_offset; /* OP_OPTIONAL */
     uint32_t entry_value_offset;/* OP_MAP */
@@ -49,12 +64,111 @@ typedef struct interp_node {
     const fbe_ir_type *ir;
 } interp_node;
 
-typedef struct interp_field {
+struct interp_field {
     interp_node node;
     uint32_t std_offset;  /* from the body start (header included) */
     uint32_t host_offset;
     const fbe_ir_field *ir;
-} interp_field;
+};
+
+/* ---- steps ---------------------------------------------------------------------
+ * The field list says what a struct is; step lists say what a loop does with it.
+ * They are derived from the fields (their IR numbers) when the codec is created
+ * and never change a result, only how much work it takes:
+ *  - adjacent plain fields (same bytes in the host and on the wire, adjacent in
+ *    both) are one run, copied at once;
+ *  - a list may leave out what cannot matter to its loop (verify: scalars; size:
+ *    whatever has a constant size, added up beforehand) and flatten structs held
+ *    by value into their parent (the size lists);
+ *  - every list ends with SO_END, so the loops need no counter.
+ *
+ * The opcodes, in this order (X(P, op) for each):
+ *  - a plain run of `len` bytes, by size class: exact widths first, then two
+ *    overlapping moves of the next smaller power of two (3: 2 + 2, 5..7: 4 + 4,
+ *    9..15: 8 + 8, 17..32: 16 + 16), then memcpy;
+ *  - SO_BOOL: one bool, normalised to 0/1;
+ *  - SO_FIXED (final lists): a final_fixed struct or array that is not plain;
+ *  - one field that is not a scalar, by the kind of its node;
+ *  - SO_END (in the final size and check lists its `pre` is the fixed bytes
+ *    after the last other step). */
+#define INTERP_STEP_OPS(X, P)                                                          \
+    X(P, SO_COPY1) X(P, SO_COPY2) X(P, SO_COPY4) X(P, SO_COPY8) X(P, SO_COPY16)         \
+    X(P, SO_COPY3) X(P, SO_COPY5_7) X(P, SO_COPY9_15) X(P, SO_COPY17_32) X(P, SO_COPYN) \
+    X(P, SO_BOOL) X(P, SO_FIXED) X(P, SO_STRING) X(P, SO_STRUCT) X(P, SO_OPT_STRUCT)    \
+    X(P, SO_SEQ) X(P, SO_OPTIONAL) X(P, SO_ARRAY) X(P, SO_MAP) X(P, SO_END)
+
+typedef enum interp_step_op {
+#define INTERP_STEP_ENUM_(P, op) op,
+    INTERP_STEP_OPS(INTERP_STEP_ENUM_, _)
+#undef INTERP_STEP_ENUM_
+    SO_COUNT
+} interp_step_op;
+
+/* Step dispatch. A loop over a step list is written
+ *
+ *     STEP_BEGIN(P, s)
+ *     STEP_CASE(P, SO_COPY1): ...; STEP_NEXT(P, s);
+ *     ...                     (every opcode once; unused ones grouped)
+ *     STEP_CASE(P, SO_END): return ...;
+ *     STEP_FINISH
+ *
+ * With GNU C each step ends with a jump straight to the code of the next one,
+ * through a table of label addresses (an interpreter's cheapest dispatch: one
+ * indirect jump per step, predicted per step kind); P names the table and the
+ * labels and must be unique in the function. Elsewhere (or with
+ * -DFBE_INTERP_NO_THREADING) it is a switch in a loop. So that both work:
+ * STEP_NEXT is the only way on to the next step and STEP_RESUME(P, s) starts
+ * step s afresh (after s was changed); neither may be used inside an inner loop
+ * (a do-while included), and no step ends with `break`. */
+#if defined(__GNUC__) && !defined(FBE_INTERP_NO_THREADING)
+#define STEP_LABEL_ADDR_(P, op) &&P##_##op,
+#define STEP_BEGIN(P, s)                                                                   \
+    static const void *const P##_table_[SO_COUNT] = {INTERP_STEP_OPS(STEP_LABEL_ADDR_, P)}; \
+    goto *P##_table_[(s)->op];
+#define STEP_CASE(P, op) P##_##op
+#define STEP_NEXT(P, s) goto *P##_table_[(++(s))->op]
+#define STEP_RESUME(P, s) goto *P##_table_[(s)->op]
+#define STEP_FINISH
+#else
+#define STEP_BEGIN(P, s) \
+    for (;; ++(s)) {     \
+        switch ((s)->op) {
+#define STEP_CASE(P, op) case op
+#define STEP_NEXT(P, s) continue
+#define STEP_RESUME(P, s) \
+    --(s);                \
+    continue
+#define STEP_FINISH \
+    default:        \
+        break;      \
+        }           \
+        }
+#endif
+
+/* Every plain copy opcode, as one group of labels. */
+#define STEP_COPIES(P)                                                                   \
+    STEP_CASE(P, SO_COPY1)                                                               \
+        : STEP_CASE(P, SO_COPY2) : STEP_CASE(P, SO_COPY4) : STEP_CASE(P, SO_COPY8)      \
+        : STEP_CASE(P, SO_COPY16) : STEP_CASE(P, SO_COPY3) : STEP_CASE(P, SO_COPY5_7)   \
+        : STEP_CASE(P, SO_COPY9_15) : STEP_CASE(P, SO_COPY17_32) : STEP_CASE(P, SO_COPYN)
+
+typedef struct interp_step {
+    uint8_t op;                /* interp_step_op */
+    uint32_t len;              /* copies: the run's bytes; otherwise final_size */
+    uint32_t std_offset;       /* standard: from the body start */
+    uint32_t host_offset;      /* from the start of the host struct of the list */
+    /* final size and check lists: the fixed bytes of the fields left out since
+     * the previous step (their sizes only add up) */
+    uint64_t pre;
+    const interp_node *node;   /* the (first) field's node */
+    const interp_prog *prog;   /* node->prog; SO_SEQ: the element's, if a struct */
+    const interp_field *field; /* the (first) field: error locations, slow paths */
+} interp_step;
+
+typedef struct interp_steps {
+    const interp_step *at;
+    size_t count; /* SO_END not included */
+} interp_steps;
 
 struct interp_prog {
     const fbe_ir_struct *ir;
@@ -66,19 +180,41 @@ struct interp_prog {
     uint32_t host_size;
     const interp_field *fields;
     size_t field_count;
+
+    /* ---- derived by the lowering for the codec loops (program.c) ---- */
+
+    /* Standard model. */
+    uint64_t std_header;          /* a body's first 8 bytes: std_body_size, type_number */
+    interp_steps std_steps;       /* every field: write, read of a whole body */
+    interp_steps std_check_steps; /* what verify checks: the fields but scalars */
+    bool std_check_leaf;          /* ... all strings (or none) */
+    /* The size of a body and its extras is std_const (std_body_size, every extra
+     * that does not depend on the value, 4 per string) + the length of the string
+     * at each host offset of std_size_strings + what std_size_steps add (the
+     * optionals, collections and arrays that vary). Structs held by value are
+     * flattened into the lists (their offsets shifted). Exact below 2^32; see
+     * std_write.c for the rest. */
+    uint64_t std_const;
+    const uint32_t *std_size_strings;
+    size_t std_size_string_count;
+    interp_steps std_size_steps;
+
+    /* Final model. */
+    uint32_t fixed_depth;           /* final_fixed: the struct levels it spans */
+    interp_steps final_steps;       /* every field: write, read */
+    interp_steps final_check_steps; /* what verify checks (with `pre`) */
+    bool final_check_leaf;          /* ... all strings (or nothing) */
+    /* The size when not final_fixed, as for std_const (the fixed fields and 4
+     * per string in final_const); final_size_exact is the field by field walk
+     * that defines it (with `pre`), which final.c falls back to near SAT. */
+    uint64_t final_const;
+    const uint32_t *final_size_strings;
+    size_t final_size_string_count;
+    interp_steps final_size_steps;
+    interp_steps final_size_exact;
 };
 
-struct fbe_codec {
-    fbe_backend backend;
-    unsigned max_depth;
-    fbe_arena arena;       /* programs, nodes, the type table */
-    fbe_type *types;
-    size_t type_count;
-    /* Native backends build on an interpreter codec and replace entry points;
-     * they release their own state here (JIT memory, loaded objects). */
-    void (*destroy_backend)(struct fbe_codec *codec);
-    void *backend_data;
-};
+/* struct fbe_codec is shared with the other backends: runtime/codec_impl.h. */
 
 /* The program behind a codec type. */
 static inline const interp_prog *interp_prog_of(const fbe_type *type)
@@ -98,6 +234,87 @@ static inline void wr32(uint8_t *p, uint32_t v)
 {
     memcpy(p, &v, 4);
 }
+
+static inline void wr64(uint8_t *p, uint64_t v)
+{
+    memcpy(p, &v, 8);
+}
+
+/* Two overlapping moves of W bytes cover any n in [W, 2W]. */
+#define COPY_OVERLAP_(W, T)                                                          \
+    static inline void copy_ov##W(uint8_t *dst, const uint8_t *src, size_t n)        \
+    {                                                                                \
+        T a, b;                                                                      \
+        memcpy(&a, src, W);                                                          \
+        memcpy(&b, src + n - W, W);                                                  \
+        memcpy(dst, &a, W);                                                          \
+        memcpy(dst + n - W, &b, W);                                                  \
+    }
+COPY_OVERLAP_(2, uint16_t)
+COPY_OVERLAP_(4, uint32_t)
+COPY_OVERLAP_(8, uint64_t)
+#undef COPY_OVERLAP_
+
+static inline void copy_ov16(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    copy_ov8(dst, src, 16);
+    copy_ov8(dst + n - 16, src + n - 16, 16);
+}
+
+/* Copies n bytes between non-overlapping blocks, inline for the small sizes
+ * strings usually have (never touching a byte outside [0, n)), memcpy above 16. */
+static inline void copy_small(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    if (n >= 8) {
+        if (n > 16)
+            memcpy(dst, src, n);
+        else
+            copy_ov8(dst, src, n);
+    } else if (n >= 4) {
+        copy_ov4(dst, src, n);
+    } else if (n) {
+        /* 1..3 bytes: first, middle, last (some coincide) */
+        uint8_t x = src[0], y = src[n / 2], z = src[n - 1];
+        dst[0] = x;
+        dst[n / 2] = y;
+        dst[n - 1] = z;
+    }
+}
+
+/* The steps of a loop that copy a plain run: `len` bytes from src to dst,
+ * after `before` (a check, or nothing) and before `next` (NEXT, after whatever
+ * else the loop does). */
+#define STEP_COPY_CASES(P, dst, src, len, before, next) \
+    STEP_CASE(P, SO_COPY1) : before;                          \
+    *(dst) = *(src);                                     \
+    next;                                                \
+    STEP_CASE(P, SO_COPY2) : before;                          \
+    memcpy(dst, src, 2);                                 \
+    next;                                                \
+    STEP_CASE(P, SO_COPY4) : before;                          \
+    memcpy(dst, src, 4);                                 \
+    next;                                                \
+    STEP_CASE(P, SO_COPY8) : before;                          \
+    memcpy(dst, src, 8);                                 \
+    next;                                                \
+    STEP_CASE(P, SO_COPY16) : before;                         \
+    memcpy(dst, src, 16);                                \
+    next;                                                \
+    STEP_CASE(P, SO_COPY3) : before;                          \
+    copy_ov2(dst, src, 3);                               \
+    next;                                                \
+    STEP_CASE(P, SO_COPY5_7) : before;                        \
+    copy_ov4(dst, src, len);                             \
+    next;                                                \
+    STEP_CASE(P, SO_COPY9_15) : before;                       \
+    copy_ov8(dst, src, len);                             \
+    next;                                                \
+    STEP_CASE(P, SO_COPY17_32) : before;                      \
+    copy_ov16(dst, src, len);                            \
+    next;                                                \
+    STEP_CASE(P, SO_COPYN) : before;                          \
+    memcpy(dst, src, len);                               \
+    next
 
 /* Entry points (std_write.c, std_read.c, final.c). */
 size_t interp_std_size(const fbe_type *type, const void *value);

@@ -48,11 +48,13 @@ static inline bool op_is_scalar(uint8_t op)
 
 #if defined(__GNUC__)
 #define COLD __attribute__((cold, noinline))
+#define INLINE static inline __attribute__((always_inline))
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define UNREACHABLE() __builtin_unreachable()
 #else
 #define COLD
+#define INLINE static inline
 #define LIKELY(x) (x)
 #define UNLIKELY(x) (x)
 #define UNREACHABLE() ((void)0)
@@ -111,10 +113,11 @@ static inline fbe_status chk_string(reader *r, uint64_t pos, uint64_t base, uint
     return chk_string_block(r, pos, base + off, payload, len);
 }
 
-/* A struct reference at `pos`: the body of type `prog`, entered at `depth`. */
-static inline fbe_status chk_struct(reader *r, const interp_prog *prog, uint64_t pos,
-                                    uint64_t base, unsigned depth, uint64_t *body,
-                                    uint32_t *ssize)
+/* A struct reference at `pos`: the body of type `prog`, entered at `depth`; each
+ * check in the documented order. */
+static COLD fbe_status chk_struct_slow(reader *r, const interp_prog *prog, uint64_t pos,
+                                       uint64_t base, unsigned depth, uint64_t *body,
+                                       uint32_t *ssize)
 {
     uint32_t off = rd32(r->data + pos);
     if (UNLIKELY(!off))
@@ -132,6 +135,38 @@ static inline fbe_status chk_struct(reader *r, const interp_prog *prog, uint64_t
     *body = b;
     *ssize = s;
     return charge(r, s, b);
+}
+
+/* The common case first: a body of the reader's own size and type (its 8
+ * header bytes are interp_prog.std_header). When that holds with depth and
+ * budget to spare, every check of chk_struct_slow passes and the budget is
+ * charged: true, with the body at *body. Otherwise nothing has happened and
+ * chk_struct_slow must decide. */
+INLINE bool chk_struct_fast(reader *r, const interp_prog *prog, uint64_t pos, uint64_t base,
+                            unsigned depth, uint64_t *body)
+{
+    const uint8_t *data = r->data;
+    uint32_t off = rd32(data + pos);
+    uint64_t b = base + off, bs = prog->std_body_size, hdr;
+    if (LIKELY(off && b + bs <= r->size)) {
+        memcpy(&hdr, data + b, 8);
+        if (LIKELY(hdr == prog->std_header && depth <= r->max_depth && bs <= r->budget)) {
+            r->budget -= bs;
+            *body = b;
+            return true;
+        }
+    }
+    return false;
+}
+
+INLINE fbe_status chk_struct(reader *r, const interp_prog *prog, uint64_t pos, uint64_t base,
+                             unsigned depth, uint64_t *body, uint32_t *ssize)
+{
+    if (LIKELY(chk_struct_fast(r, prog, pos, base, depth, body))) {
+        *ssize = prog->std_body_size;
+        return FBE_OK;
+    }
+    return chk_struct_slow(r, prog, pos, base, depth, body, ssize);
 }
 
 /* An optional at `pos` whose slot holds `inl` bytes. OK with *slot = 0 when
@@ -207,10 +242,55 @@ static fbe_status chk_frame(reader *r, const uint8_t *data, size_t size)
 
 /* ---- verify ------------------------------------------------------------------ */
 
-static fbe_status v_struct(reader *r, const interp_prog *prog, uint64_t pos, uint64_t base,
-                           unsigned depth);
+static fbe_status v_body(reader *r, const interp_prog *prog, uint64_t body, uint32_t ssize,
+                         unsigned depth);
 static fbe_status v_value(reader *r, const interp_node *n, uint64_t pos, uint64_t base,
                           unsigned depth);
+
+/* The strings of a whole body whose checked fields are all strings
+ * (interp_prog.std_check_leaf): no call, no dispatch. */
+INLINE fbe_status v_leaf(reader *r, const interp_prog *prog, uint64_t body)
+{
+    const uint8_t *data = r->data;
+    for (const interp_step *s = prog->std_check_steps.at; s->op != SO_END; s++) {
+        uint64_t p = body + s->std_offset;
+        uint32_t off = rd32(data + p);
+        if (!off)
+            continue;
+        uint64_t payload = 0;
+        uint32_t len = 0;
+        fbe_status st = chk_string_block(r, p, body + off, &payload, &len);
+        if (UNLIKELY(st != FBE_OK)) {
+            locate(r, prog->ir, s->field->ir);
+            return st;
+        }
+    }
+    return FBE_OK;
+}
+
+/* v_struct when the header is not the common one. */
+static COLD fbe_status v_struct_slow(reader *r, const interp_prog *prog, uint64_t pos,
+                                     uint64_t base, unsigned depth)
+{
+    uint64_t body = 0;
+    uint32_t ssize = 0;
+    fbe_status st = chk_struct_slow(r, prog, pos, base, depth, &body, &ssize);
+    if (st != FBE_OK)
+        return st;
+    return v_body(r, prog, body, ssize, depth);
+}
+
+/* The struct referenced at `pos`, its body entered at level `depth`. */
+INLINE fbe_status v_struct(reader *r, const interp_prog *prog, uint64_t pos, uint64_t base,
+                           unsigned depth)
+{
+    uint64_t body = 0;
+    if (UNLIKELY(!chk_struct_fast(r, prog, pos, base, depth, &body)))
+        return v_struct_slow(r, prog, pos, base, depth);
+    if (prog->std_check_leaf)
+        return v_leaf(r, prog, body);
+    return v_body(r, prog, body, prog->std_body_size, depth);
+}
 
 /* The elements of a checked collection block (n is OP_SEQ or OP_MAP). */
 static fbe_status v_elems(reader *r, const interp_node *n, uint64_t elems, uint32_t count,
@@ -262,11 +342,20 @@ static fbe_status v_elems(reader *r, const interp_node *n, uint64_t elems, uint3
 static inline fbe_status v_seq(reader *r, const interp_node *n, uint64_t pos, uint64_t base,
                                unsigned depth)
 {
+    const interp_node *e = n->elem;
     uint64_t elems = 0;
     uint32_t count = 0;
-    fbe_status st = chk_block(r, pos, base, n->elem->std_size, &elems, &count);
+    fbe_status st = chk_block(r, pos, base, e->std_size, &elems, &count);
     if (st != FBE_OK || !count)
         return st;
+    if (e->op == OP_STRUCT) { /* v_elems' loop, with v_struct inline */
+        const interp_prog *prog = e->prog;
+        uint32_t es = e->std_size;
+        for (uint32_t i = 0; i < count; i++, elems += es)
+            if (UNLIKELY((st = v_struct(r, prog, elems, base, depth + 1)) != FBE_OK))
+                return st;
+        return FBE_OK;
+    }
     return v_elems(r, n, elems, count, base, depth);
 }
 
@@ -334,48 +423,14 @@ static fbe_status v_value(reader *r, const interp_node *n, uint64_t pos, uint64_
     return FBE_OK;
 }
 
-/* The struct referenced at `pos`, its body entered at level `depth`. */
-static fbe_status v_struct(reader *r, const interp_prog *prog, uint64_t pos, uint64_t base,
-                           unsigned depth)
+/* The fields of a checked body shorter than the reader's (an older writer): those
+ * present, one by one. */
+static COLD fbe_status v_fields_partial(reader *r, const interp_prog *prog, uint64_t body,
+                                        uint32_t ssize, unsigned depth)
 {
-    uint64_t body = 0;
-    uint32_t ssize = 0;
-    fbe_status st = chk_struct(r, prog, pos, base, depth, &body, &ssize);
-    if (UNLIKELY(st != FBE_OK))
-        return st;
     const interp_field *f = prog->fields, *end = f + fields_present(prog, ssize);
     for (; f < end; f++) {
-        uint8_t op = f->node.op;
-        if (op_is_scalar(op))
-            continue;
-        uint64_t p = body + f->std_offset;
-        switch ((interp_op)op) {
-        case OP_STRING: {
-            uint32_t off = rd32(r->data + p);
-            if (!off)
-                continue;
-            uint64_t payload = 0;
-            uint32_t len = 0;
-            st = chk_string_block(r, p, body + off, &payload, &len);
-            break;
-        }
-        case OP_STRUCT:
-            st = v_struct(r, f->node.prog, p, body, depth + 1);
-            break;
-        case OP_OPT_STRUCT:
-            st = v_opt_struct(r, &f->node, p, body, depth);
-            break;
-        case OP_SEQ:
-            st = v_seq(r, &f->node, p, body, depth);
-            break;
-        case OP_OPTIONAL:
-        case OP_ARRAY:
-        case OP_MAP:
-            st = v_value(r, &f->node, p, body, depth);
-            break;
-        default:
-            UNREACHABLE(); /* scalars were skipped above */
-        }
+        fbe_status st = v_value(r, &f->node, body + f->std_offset, body, depth);
         if (UNLIKELY(st != FBE_OK)) {
             locate(r, prog->ir, f->ir);
             return st;
@@ -384,9 +439,61 @@ static fbe_status v_struct(reader *r, const interp_prog *prog, uint64_t pos, uin
     return FBE_OK;
 }
 
+/* The fields of a checked body of `ssize` bytes at level `depth`. Only those that
+ * can fail are visited (std_check_steps): scalars need no check. */
+static fbe_status v_body(reader *r, const interp_prog *prog, uint64_t body, uint32_t ssize,
+                         unsigned depth)
+{
+    if (UNLIKELY(ssize < prog->std_body_size))
+        return v_fields_partial(r, prog, body, ssize, depth);
+    const interp_step *s = prog->std_check_steps.at;
+    fbe_status st;
+#define P_ (body + s->std_offset)
+    STEP_BEGIN(V, s)
+    STEP_CASE(V, SO_STRING): {
+        uint32_t off = rd32(r->data + P_);
+        if (off) {
+            uint64_t payload = 0;
+            uint32_t len = 0;
+            if (UNLIKELY((st = chk_string_block(r, P_, body + off, &payload, &len)) != FBE_OK))
+                goto failed;
+        }
+        STEP_NEXT(V, s);
+    }
+    STEP_CASE(V, SO_STRUCT):
+        if (UNLIKELY((st = v_struct(r, s->prog, P_, body, depth + 1)) != FBE_OK))
+            goto failed;
+        STEP_NEXT(V, s);
+    STEP_CASE(V, SO_OPT_STRUCT):
+        if (UNLIKELY((st = v_opt_struct(r, s->node, P_, body, depth)) != FBE_OK))
+            goto failed;
+        STEP_NEXT(V, s);
+    STEP_CASE(V, SO_SEQ):
+        if (UNLIKELY((st = v_seq(r, s->node, P_, body, depth)) != FBE_OK))
+            goto failed;
+        STEP_NEXT(V, s);
+    STEP_CASE(V, SO_OPTIONAL):
+    STEP_CASE(V, SO_ARRAY):
+    STEP_CASE(V, SO_MAP):
+        if (UNLIKELY((st = v_value(r, s->node, P_, body, depth)) != FBE_OK))
+            goto failed;
+        STEP_NEXT(V, s);
+    STEP_COPIES(V):
+    STEP_CASE(V, SO_BOOL):
+    STEP_CASE(V, SO_FIXED):
+        UNREACHABLE(); /* scalars need no check */
+    STEP_CASE(V, SO_END):
+        return FBE_OK;
+    STEP_FINISH
+#undef P_
+failed:
+    locate(r, prog->ir, s->field->ir);
+    return st;
+}
+
 static unsigned depth_limit(const fbe_type *type, unsigned requested)
 {
-    return requested ? requested : fbe_codec_max_depth(type->codec);
+    return requested ? requested : type->codec->max_depth;
 }
 
 fbe_status interp_std_verify(const fbe_type *type, const uint8_t *data, size_t size,
@@ -455,7 +562,7 @@ static inline fbe_status d_string_payload(reader *r, uint64_t payload, uint32_t 
             if (UNLIKELY(!p)) {
                 st = FBE_NOMEM;
             } else {
-                memcpy(p, r->data + payload, len);
+                copy_small(p, r->data + payload, len);
                 p[len] = 0; /* a convenience, not a promise: views are not terminated */
                 s.data = p;
                 s.size = len;
@@ -504,18 +611,28 @@ static inline void d_scalars(const interp_node *e, const uint8_t *src, uint8_t *
         d_scalar(e->op, src + i * es, host + i * hs);
 }
 
-/* The struct referenced at `pos` into `host` (by value), its body at `depth`. */
-static fbe_status d_struct(reader *r, const interp_prog *prog, uint64_t pos, uint64_t base,
-                           uint8_t *host, unsigned depth)
+/* d_struct when the header is not the common one. */
+static COLD fbe_status d_struct_slow(reader *r, const interp_prog *prog, uint64_t pos,
+                                     uint64_t base, uint8_t *host, unsigned depth)
 {
     uint64_t body = 0;
     uint32_t ssize = 0;
-    fbe_status st = chk_struct(r, prog, pos, base, depth, &body, &ssize);
-    if (UNLIKELY(st != FBE_OK)) {
+    fbe_status st = chk_struct_slow(r, prog, pos, base, depth, &body, &ssize);
+    if (st != FBE_OK) {
         memset(host, 0, prog->host_size);
         return st;
     }
     return d_fields(r, prog, body, ssize, host, depth);
+}
+
+/* The struct referenced at `pos` into `host` (by value), its body at `depth`. */
+INLINE fbe_status d_struct(reader *r, const interp_prog *prog, uint64_t pos, uint64_t base,
+                           uint8_t *host, unsigned depth)
+{
+    uint64_t body = 0;
+    if (UNLIKELY(!chk_struct_fast(r, prog, pos, base, depth, &body)))
+        return d_struct_slow(r, prog, pos, base, host, depth);
+    return d_fields(r, prog, body, prog->std_body_size, host, depth);
 }
 
 /* S?: the pointer is NULL unless the body passed its checks and was allocated. */
@@ -715,48 +832,27 @@ static fbe_status d_value(reader *r, const interp_node *n, uint64_t pos, uint64_
     return FBE_OK;
 }
 
-/* The fields of a checked body of `ssize` bytes at level `depth` into `host`. */
-static fbe_status d_fields(reader *r, const interp_prog *prog, uint64_t body, uint32_t ssize,
-                           uint8_t *host, unsigned depth)
+/* A failure in field f: it is safe, every later field is zeroed. */
+static COLD void zero_after(const interp_prog *prog, const interp_field *f, uint8_t *host)
+{
+    const interp_field *end = prog->fields + prog->field_count;
+    for (f++; f < end; f++)
+        memset(host + f->host_offset, 0, f->node.host_size);
+}
+
+/* The fields of a checked body shorter than the reader's (an older writer), one
+ * by one: those present are read, the others get their defaults. */
+static COLD fbe_status d_fields_partial(reader *r, const interp_prog *prog, uint64_t body,
+                                        uint32_t ssize, uint8_t *host, unsigned depth)
 {
     size_t present = fields_present(prog, ssize);
     const interp_field *fields = prog->fields;
-    const uint8_t *b = r->data + body;
     for (size_t i = 0; i < present; i++) {
         const interp_field *f = &fields[i];
-        uint8_t *h = host + f->host_offset;
-        const uint8_t *src = b + f->std_offset;
-        fbe_status st;
-        switch ((interp_op)f->node.op) {
-        case OP_BOOL: *h = *src != 0; continue;
-        case OP_COPY1: *h = *src; continue;
-        case OP_COPY2: memcpy(h, src, 2); continue;
-        case OP_COPY4: memcpy(h, src, 4); continue;
-        case OP_COPY8: memcpy(h, src, 8); continue;
-        case OP_COPY16: memcpy(h, src, 16); continue;
-        case OP_STRING:
-            st = d_string(r, body + f->std_offset, body, h);
-            break;
-        case OP_STRUCT:
-            st = d_struct(r, f->node.prog, body + f->std_offset, body, h, depth + 1);
-            break;
-        case OP_OPT_STRUCT:
-            st = d_opt_struct(r, &f->node, body + f->std_offset, body, h, depth);
-            break;
-        case OP_SEQ:
-            st = d_seq(r, &f->node, body + f->std_offset, body, h, depth);
-            break;
-        case OP_OPTIONAL:
-        case OP_ARRAY:
-        case OP_MAP:
-            st = d_value(r, &f->node, body + f->std_offset, body, h, depth);
-            break;
-        default:
-            UNREACHABLE(); /* lowering only produces interp_op values */
-        }
+        fbe_status st = d_value(r, &f->node, body + f->std_offset, body,
+                                host + f->host_offset, depth);
         if (UNLIKELY(st != FBE_OK)) {
-            for (size_t j = i + 1; j < prog->field_count; j++)
-                memset(host + fields[j].host_offset, 0, fields[j].node.host_size);
+            zero_after(prog, f, host);
             return st;
         }
     }
@@ -764,6 +860,59 @@ static fbe_status d_fields(reader *r, const interp_prog *prog, uint64_t body, ui
     for (size_t i = present; i < prog->field_count; i++)
         fbe_init_field(fields[i].ir, host + fields[i].host_offset);
     return FBE_OK;
+}
+
+/* The fields of a checked body of `ssize` bytes at level `depth` into `host`. */
+static fbe_status d_fields(reader *r, const interp_prog *prog, uint64_t body, uint32_t ssize,
+                           uint8_t *host, unsigned depth)
+{
+    if (UNLIKELY(ssize < prog->std_body_size))
+        return d_fields_partial(r, prog, body, ssize, host, depth);
+    const uint8_t *b = r->data + body;
+    const interp_step *s = prog->std_steps.at;
+    fbe_status st;
+/* the field in the host, its bytes and position in the frame */
+#define H_ (host + s->host_offset)
+#define B_ (b + s->std_offset)
+#define P_ (body + s->std_offset)
+    STEP_BEGIN(D, s)
+    STEP_COPY_CASES(D, H_, B_, s->len, (void)0, STEP_NEXT(D, s));
+    STEP_CASE(D, SO_BOOL):
+        *H_ = *B_ != 0;
+        STEP_NEXT(D, s);
+    STEP_CASE(D, SO_STRING):
+        if (UNLIKELY((st = d_string(r, P_, body, H_)) != FBE_OK))
+            goto failed;
+        STEP_NEXT(D, s);
+    STEP_CASE(D, SO_STRUCT):
+        if (UNLIKELY((st = d_struct(r, s->prog, P_, body, H_, depth + 1)) != FBE_OK))
+            goto failed;
+        STEP_NEXT(D, s);
+    STEP_CASE(D, SO_OPT_STRUCT):
+        if (UNLIKELY((st = d_opt_struct(r, s->node, P_, body, H_, depth)) != FBE_OK))
+            goto failed;
+        STEP_NEXT(D, s);
+    STEP_CASE(D, SO_SEQ):
+        if (UNLIKELY((st = d_seq(r, s->node, P_, body, H_, depth)) != FBE_OK))
+            goto failed;
+        STEP_NEXT(D, s);
+    STEP_CASE(D, SO_OPTIONAL):
+    STEP_CASE(D, SO_ARRAY):
+    STEP_CASE(D, SO_MAP):
+        if (UNLIKELY((st = d_value(r, s->node, P_, body, H_, depth)) != FBE_OK))
+            goto failed;
+        STEP_NEXT(D, s);
+    STEP_CASE(D, SO_FIXED):
+        UNREACHABLE(); /* final lists only */
+    STEP_CASE(D, SO_END):
+        return FBE_OK;
+    STEP_FINISH
+#undef H_
+#undef B_
+#undef P_
+failed:
+    zero_after(prog, s->field, host);
+    return st;
 }
 
 fbe_status interp_std_deserialize(const fbe_type *type, const uint8_t *data, size_t size,

@@ -1,14 +1,18 @@
 /* The interpreter's standard-model writer (wire-format.md 3.5, docs/codec.md).
  *
  * Two passes over the host value, both walking the lowered program:
- *   1. struct_total: the exact frame size (one addition per string, optional and
- *      collection; scalar fields cost nothing);
+ *   1. struct_total: the exact frame size. Only the fields whose extra bytes
+ *      depend on the value are visited (std_size_strings, std_size_steps:
+ *      strings, optionals, collections, also inside structs held by value);
+ *      everything else is one constant per struct (interp_prog.std_const);
  *   2. after one fbe_buffer_reserve, the bytes, written with a bump cursor and no
- *      further checks: every write_* routine fills all inline bytes it owns
+ *      further checks: every write routine fills all inline bytes it owns
  *      (absent optionals get a zero flag and a zero offset), so no block needs
- *      zero-filling first.
+ *      zero-filling first. Runs of adjacent scalars are one copy each
+ *      (std_steps).
  * Extra data is appended depth-first at the moment each field is written; a
  * collection's block is allocated whole before any element's extras. */
+#include <stddef.h>
 #include <string.h>
 
 #include "program.h"
@@ -17,15 +21,21 @@
  * this cap (the frame is then TOO_LARGE anyway): single sizes and counts above
  * it are clamped to it and every loop stops once the sum reaches it, so no sum
  * can wrap, even for a host value whose views alias the same huge array many
- * times. interp_std_size is exact whenever the frame fits in 32 bits. */
+ * times. interp_std_size is exact whenever the frame fits in 32 bits; above, its
+ * value is still a fixed function of the host value (the native backends
+ * reproduce it): that of the field-by-field walk in struct_total_exact. */
 #define SIZE_CAP ((uint64_t)UINT32_MAX + 1)
 
 #if defined(__GNUC__)
 #define UNREACHABLE() __builtin_unreachable()
+#define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define COLD __attribute__((cold, noinline))
 #else
 #define UNREACHABLE() ((void)0)
+#define LIKELY(x) (x)
 #define UNLIKELY(x) (x)
+#define COLD
 #endif
 
 static inline bool op_is_scalar(uint8_t op)
@@ -51,11 +61,11 @@ static inline uint64_t block_size(size_t count, uint32_t inline_size)
     return 4 + (count < SIZE_CAP ? (uint64_t)count * inline_size : SIZE_CAP);
 }
 
-static inline uint64_t opt_struct_extra(const interp_node *n, const uint8_t *host, uint64_t acc)
+static inline uint64_t opt_struct_extra(const interp_prog *prog, const uint8_t *host, uint64_t acc)
 {
     const uint8_t *p;
     memcpy(&p, host, sizeof p);
-    return p ? struct_total(n->prog, p, acc + 4) : acc;
+    return p ? struct_total(prog, p, acc + 4) : acc;
 }
 
 /* acc + the extra bytes (outside the inline part) of the value at `host`. */
@@ -78,7 +88,7 @@ static uint64_t node_extra(const interp_node *n, const uint8_t *host, uint64_t a
             return acc;
         return node_extra(n->elem, host + n->host_value_offset, acc + n->elem->std_size);
     case OP_OPT_STRUCT:
-        return opt_struct_extra(n, host, acc);
+        return opt_struct_extra(n->prog, host, acc);
     case OP_ARRAY: {
         const interp_node *e = n->elem;
         if (op_is_scalar(e->op))
@@ -108,6 +118,20 @@ static uint64_t node_extra(const interp_node *n, const uint8_t *host, uint64_t a
     return acc;
 }
 
+static uint64_t struct_total_exact(const interp_prog *prog, const uint8_t *host, uint64_t acc);
+
+/* The lengths of the strings of a struct (interp_prog.std_size_strings). */
+static inline uint64_t add_strings(const interp_prog *prog, const uint8_t *host, uint64_t sum)
+{
+    const uint32_t *at = prog->std_size_strings, *end = at + prog->std_size_string_count;
+    for (; at < end; at++) {
+        size_t len;
+        memcpy(&len, host + *at + offsetof(fbe_bytes, size), sizeof len);
+        sum += len < SIZE_CAP ? (uint64_t)len : SIZE_CAP;
+    }
+    return sum;
+}
+
 static uint64_t seq_extra(const interp_node *n, const uint8_t *host, uint64_t acc)
 {
     const fbe_seq *s = (const fbe_seq *)host;
@@ -127,10 +151,21 @@ static uint64_t seq_extra(const interp_node *n, const uint8_t *host, uint64_t ac
         for (size_t i = 0; i < count && acc < SIZE_CAP; i++)
             acc += string_extra(d + i * hs);
         return acc;
-    case OP_STRUCT:
+    case OP_STRUCT: {
+        const interp_prog *prog = e->prog;
+        if (prog->std_size_steps.count == 0) {
+            /* struct_total inline: a constant and some strings per element */
+            for (size_t i = 0; i < count && acc < SIZE_CAP; i++) {
+                const uint8_t *h = d + i * hs;
+                uint64_t sum = add_strings(prog, h, acc + prog->std_const);
+                acc = LIKELY(sum < SIZE_CAP) ? sum : struct_total_exact(prog, h, acc);
+            }
+            return acc;
+        }
         for (size_t i = 0; i < count && acc < SIZE_CAP; i++)
-            acc = struct_total(e->prog, d + i * hs, acc);
+            acc = struct_total(prog, d + i * hs, acc);
         return acc;
+    }
     default:
         for (size_t i = 0; i < count && acc < SIZE_CAP; i++)
             acc = node_extra(e, d + i * hs, acc);
@@ -138,8 +173,9 @@ static uint64_t seq_extra(const interp_node *n, const uint8_t *host, uint64_t ac
     }
 }
 
-/* acc + a struct body and all of its extras. */
-static uint64_t struct_total(const interp_prog *prog, const uint8_t *host, uint64_t acc)
+/* acc + a struct body and all of its extras, field by field: the definition of
+ * the size, including where it stops growing once it reaches SIZE_CAP. */
+static COLD uint64_t struct_total_exact(const interp_prog *prog, const uint8_t *host, uint64_t acc)
 {
     acc += prog->std_body_size;
     const interp_field *f = prog->fields, *end = f + prog->field_count;
@@ -148,31 +184,69 @@ static uint64_t struct_total(const interp_prog *prog, const uint8_t *host, uint6
         if (op_is_scalar(op))
             continue;
         const uint8_t *h = host + f->host_offset;
-        switch ((interp_op)op) {
-        case OP_STRING: /* adds at most 2^32 + 4: no check needed */
+        if (op == OP_STRING) { /* adds at most 2^32 + 4: no check needed */
             acc += string_extra(h);
             continue;
-        case OP_STRUCT:
-            acc = struct_total(f->node.prog, h, acc);
-            break;
-        case OP_OPT_STRUCT:
-            acc = opt_struct_extra(&f->node, h, acc);
-            break;
-        case OP_SEQ:
-            acc = seq_extra(&f->node, h, acc);
-            break;
-        case OP_OPTIONAL:
-        case OP_ARRAY:
-        case OP_MAP:
-            acc = node_extra(&f->node, h, acc);
-            break;
-        default:
-            UNREACHABLE(); /* scalars were skipped above */
         }
-        if (UNLIKELY(acc >= SIZE_CAP))
+        acc = node_extra(&f->node, h, acc);
+        if (acc >= SIZE_CAP)
             return acc;
     }
     return acc;
+}
+
+/* The same number from the lists of the lowering: the constant part (body,
+ * fixed extras, string headers) at once, then the string lengths, then the other
+ * fields whose extras vary. When the sum stays below SIZE_CAP no step of the
+ * exact walk can have stopped early, so both agree; otherwise the exact walk
+ * decides (the frame is TOO_LARGE then anyway). */
+static uint64_t struct_total(const interp_prog *prog, const uint8_t *host, uint64_t acc)
+{
+    uint64_t sum = add_strings(prog, host, acc + prog->std_const);
+    const interp_step *s = prog->std_size_steps.at;
+    /* Structs whose size has no steps (a constant and strings) are added inline:
+     * this sum only grows, so the check at the end covers them. */
+    STEP_BEGIN(Z, s)
+    STEP_CASE(Z, SO_OPT_STRUCT): {
+        const uint8_t *p;
+        memcpy(&p, host + s->host_offset, sizeof p);
+        if (p) {
+            const interp_prog *sub = s->prog;
+            sum = sub->std_size_steps.count ? struct_total(sub, p, sum + 4)
+                                            : add_strings(sub, p, sum + 4 + sub->std_const);
+        }
+        STEP_NEXT(Z, s);
+    }
+    STEP_CASE(Z, SO_SEQ): {
+        const interp_prog *sub = s->prog; /* the element's, if a struct */
+        if (sub && !sub->std_size_steps.count) {
+            const fbe_seq *q = (const fbe_seq *)(host + s->host_offset);
+            const uint8_t *d = q->data;
+            size_t count = q->size, hs = s->node->elem->host_size;
+            sum += block_size(count, s->node->elem->std_size);
+            for (size_t i = 0; i < count && sum < SIZE_CAP; i++)
+                sum = add_strings(sub, d + i * hs, sum + sub->std_const);
+        } else {
+            sum = seq_extra(s->node, host + s->host_offset, sum);
+        }
+        STEP_NEXT(Z, s);
+    }
+    STEP_CASE(Z, SO_OPTIONAL):
+    STEP_CASE(Z, SO_ARRAY):
+    STEP_CASE(Z, SO_MAP):
+        sum = node_extra(s->node, host + s->host_offset, sum);
+        STEP_NEXT(Z, s);
+    STEP_COPIES(Z):
+    STEP_CASE(Z, SO_BOOL):
+    STEP_CASE(Z, SO_FIXED):
+    STEP_CASE(Z, SO_STRING):
+    STEP_CASE(Z, SO_STRUCT):
+        UNREACHABLE(); /* strings and structs are flattened into the lists */
+    STEP_CASE(Z, SO_END):
+        if (UNLIKELY(sum >= SIZE_CAP))
+            return struct_total_exact(prog, host, acc);
+        return sum;
+    STEP_FINISH
 }
 
 static uint64_t frame_size(const fbe_type *type, const void *value)
@@ -188,139 +262,128 @@ size_t interp_std_size(const fbe_type *type, const void *value)
 
 /* ---- pass 2: bytes ----------------------------------------------------------- */
 
-/* The bump cursor: the next free byte of the frame. */
-typedef struct writer {
-    uint8_t *end;
-} writer;
+/* Every routine takes the bump cursor `end` (the next free byte of the frame)
+ * and returns it past what it allocated. */
 
-static inline uint8_t *alloc_bytes(writer *w, size_t n)
-{
-    uint8_t *p = w->end;
-    w->end += n;
-    return p;
-}
+static uint8_t *write_struct(uint8_t *end, const interp_prog *prog, const uint8_t *host,
+                             uint8_t *pos, const uint8_t *base);
+static uint8_t *write_seq(uint8_t *end, const interp_node *n, const uint8_t *host, uint8_t *pos,
+                          const uint8_t *base);
 
-static void write_struct(writer *w, const interp_prog *prog, const uint8_t *host, uint8_t *pos,
-                         const uint8_t *base);
-static void write_seq(writer *w, const interp_node *n, const uint8_t *host, uint8_t *pos,
-                      const uint8_t *base);
-
-static inline void write_string(writer *w, const uint8_t *host, uint8_t *pos, const uint8_t *base)
+static inline uint8_t *write_string(uint8_t *end, const uint8_t *host, uint8_t *pos,
+                                    const uint8_t *base)
 {
     fbe_bytes s;
     memcpy(&s, host, sizeof s);
-    uint8_t *blk = alloc_bytes(w, 4 + s.size);
-    wr32(pos, (uint32_t)(blk - base));
-    wr32(blk, (uint32_t)s.size);
-    if (s.size)
-        memcpy(blk + 4, s.data, s.size);
+    wr32(pos, (uint32_t)(end - base));
+    wr32(end, (uint32_t)s.size);
+    copy_small(end + 4, s.data, s.size);
+    return end + 4 + s.size;
 }
 
-static inline void write_opt_struct(writer *w, const interp_node *n, const uint8_t *host,
-                                    uint8_t *pos, const uint8_t *base)
+static inline uint8_t *write_opt_struct(uint8_t *end, const interp_prog *prog,
+                                        const uint8_t *host, uint8_t *pos, const uint8_t *base)
 {
     const uint8_t *p;
     memcpy(&p, host, sizeof p);
     if (p) {
-        uint8_t *slot = alloc_bytes(w, 4);
+        uint8_t *slot = end;
         pos[0] = 1;
         wr32(pos + 1, (uint32_t)(slot - base));
-        write_struct(w, n->prog, p, slot, slot);
-    } else {
-        pos[0] = 0;
-        wr32(pos + 1, 0);
+        return write_struct(end + 4, prog, p, slot, slot);
     }
+    pos[0] = 0;
+    wr32(pos + 1, 0);
+    return end;
 }
 
 /* Writes the inline part of value `host` of type `n` at `pos`; offsets stored in
  * it are relative to `base`. */
-static void write_value(writer *w, const interp_node *n, const uint8_t *host, uint8_t *pos,
-                        const uint8_t *base)
+static uint8_t *write_value(uint8_t *end, const interp_node *n, const uint8_t *host, uint8_t *pos,
+                            const uint8_t *base)
 {
     switch ((interp_op)n->op) {
     case OP_BOOL:
         *pos = *host != 0;
-        return;
+        return end;
     case OP_COPY1:
         *pos = *host;
-        return;
+        return end;
     case OP_COPY2:
         memcpy(pos, host, 2);
-        return;
+        return end;
     case OP_COPY4:
         memcpy(pos, host, 4);
-        return;
+        return end;
     case OP_COPY8:
         memcpy(pos, host, 8);
-        return;
+        return end;
     case OP_COPY16:
         memcpy(pos, host, 16);
-        return;
+        return end;
     case OP_STRING:
-        write_string(w, host, pos, base);
-        return;
+        return write_string(end, host, pos, base);
     case OP_STRUCT:
-        write_struct(w, n->prog, host, pos, base);
-        return;
+        return write_struct(end, n->prog, host, pos, base);
     case OP_OPTIONAL:
         if (*host) {
             const interp_node *e = n->elem;
-            uint8_t *slot = alloc_bytes(w, e->std_size);
+            uint8_t *slot = end;
             pos[0] = 1;
             wr32(pos + 1, (uint32_t)(slot - base));
-            write_value(w, e, host + n->host_value_offset, slot, slot);
-        } else {
-            pos[0] = 0;
-            wr32(pos + 1, 0);
+            return write_value(end + e->std_size, e, host + n->host_value_offset, slot, slot);
         }
-        return;
+        pos[0] = 0;
+        wr32(pos + 1, 0);
+        return end;
     case OP_OPT_STRUCT:
-        write_opt_struct(w, n, host, pos, base);
-        return;
+        return write_opt_struct(end, n->prog, host, pos, base);
     case OP_ARRAY: {
         const interp_node *e = n->elem;
         if (e->op != OP_BOOL && op_is_scalar(e->op) && e->host_size == e->std_size) {
             memcpy(pos, host, (size_t)n->count * e->std_size);
-            return;
+            return end;
         }
         for (uint32_t i = 0; i < n->count; i++)
-            write_value(w, e, host + (size_t)i * e->host_size, pos + (size_t)i * e->std_size,
-                        base);
-        return;
+            end = write_value(end, e, host + (size_t)i * e->host_size,
+                              pos + (size_t)i * e->std_size, base);
+        return end;
     }
     case OP_SEQ:
-        write_seq(w, n, host, pos, base);
-        return;
+        return write_seq(end, n, host, pos, base);
     case OP_MAP: {
         const fbe_seq *s = (const fbe_seq *)host;
         const interp_node *k = n->key, *v = n->elem;
         size_t count = s->size, ks = k->std_size, es = ks + v->std_size;
-        uint8_t *blk = alloc_bytes(w, 4 + count * es);
+        uint8_t *blk = end;
+        end += 4 + count * es;
         wr32(pos, (uint32_t)(blk - base));
         wr32(blk, (uint32_t)count);
         const uint8_t *d = s->data;
         uint8_t *out = blk + 4;
         for (size_t i = 0; i < count; i++) {
             const uint8_t *entry = d + i * n->entry_size;
-            write_value(w, k, entry, out + i * es, base);
-            write_value(w, v, entry + n->entry_value_offset, out + i * es + ks, base);
+            end = write_value(end, k, entry, out + i * es, base);
+            end = write_value(end, v, entry + n->entry_value_offset, out + i * es + ks, base);
         }
-        return;
+        return end;
     }
     }
+    return end;
 }
 
-static void write_seq(writer *w, const interp_node *n, const uint8_t *host, uint8_t *pos,
-                      const uint8_t *base)
+static uint8_t *write_seq(uint8_t *end, const interp_node *n, const uint8_t *host, uint8_t *pos,
+                          const uint8_t *base)
 {
     const fbe_seq *s = (const fbe_seq *)host;
     const interp_node *e = n->elem;
     size_t count = s->size, es = e->std_size, hs = e->host_size;
-    uint8_t *blk = alloc_bytes(w, 4 + count * es);
+    uint8_t *blk = end;
+    end += 4 + count * es;
     wr32(pos, (uint32_t)(blk - base));
     wr32(blk, (uint32_t)count);
     if (!count)
-        return;
+        return end;
     const uint8_t *d = s->data;
     uint8_t *out = blk + 4;
     switch ((interp_op)e->op) {
@@ -331,77 +394,152 @@ static void write_seq(writer *w, const interp_node *n, const uint8_t *host, uint
     case OP_COPY16:
         if (hs == es) {
             memcpy(out, d, count * es);
-            return;
+            return end;
         }
         break;
     case OP_STRING:
         for (size_t i = 0; i < count; i++)
-            write_string(w, d + i * hs, out + i * es, base);
-        return;
-    case OP_STRUCT:
+            end = write_string(end, d + i * hs, out + i * es, base);
+        return end;
+    case OP_STRUCT: {
+        const interp_prog *prog = e->prog;
         for (size_t i = 0; i < count; i++)
-            write_struct(w, e->prog, d + i * hs, out + i * es, base);
-        return;
+            end = write_struct(end, prog, d + i * hs, out + i * es, base);
+        return end;
+    }
     default:
         break;
     }
     for (size_t i = 0; i < count; i++)
-        write_value(w, e, d + i * hs, out + i * es, base);
+        end = write_value(end, e, d + i * hs, out + i * es, base);
+    return end;
 }
 
-/* Allocates a struct body, stores its offset (relative to `base`) at `pos` and
- * writes the header and every field. */
-static void write_struct(writer *w, const interp_prog *prog, const uint8_t *host, uint8_t *pos,
-                         const uint8_t *base)
+/* Where write_struct goes back to when the struct it entered is written: the
+ * enclosing struct (its next step), and, for a collection of structs, the
+ * elements still to write. */
+typedef struct wframe {
+    const interp_step *s;  /* the enclosing struct's next step */
+    const uint8_t *host;   /* ... its host value */
+    uint8_t *body;         /* ... its body */
+    size_t left;           /* collection elements still to write */
+    const uint8_t *elem;   /* the next one's host value */
+    uint8_t *slot;         /* the next one's offset in the block */
+} wframe;
+
+/* Structs nested deeper than this (through optionals and collections: a value's
+ * own shape) are written by a recursive call. */
+#define WRITE_STACK 32
+
+/* Allocates a struct body at `end`, stores its offset (relative to `base`) at
+ * `pos` and writes the header and every field. Nested structs (by value,
+ * optional, collection elements) are entered in the same loop, with their
+ * enclosing structs on a small stack: no call per struct. */
+static uint8_t *write_struct(uint8_t *end, const interp_prog *prog, const uint8_t *host,
+                             uint8_t *pos, const uint8_t *base)
 {
-    uint8_t *body = alloc_bytes(w, prog->std_body_size);
+    wframe stack[WRITE_STACK], *top = stack;
+    const interp_step *s;
+    uint8_t *body;
+enter: /* prog's value at host, its offset at pos relative to base */
+    body = end;
+    end += prog->std_body_size;
     wr32(pos, (uint32_t)(body - base));
-    wr32(body, prog->std_body_size);
-    wr32(body + 4, prog->type_number);
-    const interp_field *f = prog->fields, *end = f + prog->field_count;
-    for (; f < end; f++) {
-        const uint8_t *h = host + f->host_offset;
-        uint8_t *p = body + f->std_offset;
-        switch ((interp_op)f->node.op) {
-        case OP_BOOL:
-            *p = *h != 0;
-            break;
-        case OP_COPY1:
-            *p = *h;
-            break;
-        case OP_COPY2:
-            memcpy(p, h, 2);
-            break;
-        case OP_COPY4:
-            memcpy(p, h, 4);
-            break;
-        case OP_COPY8:
-            memcpy(p, h, 8);
-            break;
-        case OP_COPY16:
-            memcpy(p, h, 16);
-            break;
-        case OP_STRING:
-            write_string(w, h, p, body);
-            break;
-        case OP_STRUCT:
-            write_struct(w, f->node.prog, h, p, body);
-            break;
-        case OP_OPT_STRUCT:
-            write_opt_struct(w, &f->node, h, p, body);
-            break;
-        case OP_SEQ:
-            write_seq(w, &f->node, h, p, body);
-            break;
-        case OP_OPTIONAL:
-        case OP_ARRAY:
-        case OP_MAP:
-            write_value(w, &f->node, h, p, body);
-            break;
-        default:
-            UNREACHABLE(); /* lowering only produces interp_op values */
+    wr64(body, prog->std_header); /* struct size, type number */
+    s = prog->std_steps.at;
+/* the field's bytes in the host and on the wire */
+#define H_ (host + s->host_offset)
+#define W_ (body + s->std_offset)
+/* enters `prog` at `host` from step s of the current struct */
+#define PUSH_(n, e, sl)                                                 \
+    *top++ = (wframe){.s = s + 1, .host = host, .body = body, .left = (n), \
+                      .elem = (e), .slot = (sl)}
+    STEP_BEGIN(W, s)
+    STEP_COPY_CASES(W, W_, H_, s->len, (void)0, STEP_NEXT(W, s));
+    STEP_CASE(W, SO_BOOL):
+        *W_ = *H_ != 0;
+        STEP_NEXT(W, s);
+    STEP_CASE(W, SO_STRING):
+        end = write_string(end, H_, W_, body);
+        STEP_NEXT(W, s);
+    STEP_CASE(W, SO_STRUCT):
+        if (UNLIKELY(top == stack + WRITE_STACK)) {
+            end = write_struct(end, s->prog, H_, W_, body);
+            STEP_NEXT(W, s);
         }
+        prog = s->prog;
+        pos = W_;
+        base = body;
+        PUSH_(0, NULL, NULL);
+        host = H_;
+        goto enter;
+    STEP_CASE(W, SO_OPT_STRUCT): {
+        const uint8_t *p;
+        memcpy(&p, H_, sizeof p);
+        if (!p || UNLIKELY(top == stack + WRITE_STACK)) {
+            end = write_opt_struct(end, s->prog, H_, W_, body);
+            STEP_NEXT(W, s);
+        }
+        W_[0] = 1;
+        wr32(W_ + 1, (uint32_t)(end - body));
+        prog = s->prog;
+        pos = end; /* the slot: the struct's offset, relative to itself */
+        base = end;
+        end += 4;
+        PUSH_(0, NULL, NULL);
+        host = p;
+        goto enter;
     }
+    STEP_CASE(W, SO_SEQ): {
+        const fbe_seq *q = (const fbe_seq *)H_;
+        if (!s->prog || !q->size || UNLIKELY(top == stack + WRITE_STACK)) {
+            end = write_seq(end, s->node, H_, W_, body);
+            STEP_NEXT(W, s);
+        }
+        /* write_seq's block, then its elements one after the other */
+        size_t count = q->size, es = s->node->elem->std_size;
+        uint8_t *blk = end;
+        end += 4 + count * es;
+        wr32(W_, (uint32_t)(blk - body));
+        wr32(blk, (uint32_t)count);
+        prog = s->prog;
+        pos = blk + 4;
+        base = body;
+        PUSH_(count - 1, (const uint8_t *)q->data + s->node->elem->host_size, pos + es);
+        host = q->data;
+        goto enter;
+    }
+    STEP_CASE(W, SO_OPTIONAL):
+    STEP_CASE(W, SO_ARRAY):
+    STEP_CASE(W, SO_MAP):
+        end = write_value(end, s->node, H_, W_, body);
+        STEP_NEXT(W, s);
+    STEP_CASE(W, SO_FIXED):
+        UNREACHABLE(); /* final lists only */
+    STEP_CASE(W, SO_END):
+        if (top == stack)
+            return end;
+        top--;
+        if (top->left) { /* the next element of a collection */
+            const interp_node *e = top->s[-1].node->elem;
+            top->left--;
+            prog = top->s[-1].prog;
+            host = top->elem;
+            pos = top->slot;
+            base = top->body;
+            top->elem += e->host_size;
+            top->slot += e->std_size;
+            top++;
+            goto enter;
+        }
+        s = top->s;
+        host = top->host;
+        body = top->body;
+        STEP_RESUME(W, s);
+    STEP_FINISH
+#undef H_
+#undef W_
+#undef PUSH_
 }
 
 fbe_status interp_std_serialize(const fbe_type *type, const void *value, fbe_buffer *out)
@@ -411,12 +549,14 @@ fbe_status interp_std_serialize(const fbe_type *type, const void *value, fbe_buf
     uint64_t total = frame_size(type, value);
     if (total > UINT32_MAX)
         return FBE_TOO_LARGE;
-    fbe_status st = fbe_buffer_reserve(out, (size_t)total);
-    if (st != FBE_OK)
-        return st;
+    if (out->capacity - out->size < total) { /* fbe_buffer_reserve's own test first */
+        fbe_status st = fbe_buffer_reserve(out, (size_t)total);
+        if (st != FBE_OK)
+            return st;
+    }
     uint8_t *frame = out->data + out->size;
-    writer w = {frame + 8};
-    write_struct(&w, interp_prog_of(type), value, frame + 4, frame);
+    uint8_t *end = write_struct(frame + 8, interp_prog_of(type), value, frame + 4, frame);
+    (void)end; /* == frame + total: struct_total and the writers mirror each other */
     wr32(frame, (uint32_t)total);
     out->size += (size_t)total;
     return FBE_OK;

@@ -1,0 +1,198 @@
+/* The compiled-object cache (see cache.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/Orc.h>
+
+#include "interp/program.h"
+
+#ifndef FBE_VERSION
+#define FBE_VERSION "unknown"
+#endif
+
+/* ---- symbolic IR pointers ---------------------------------------------------------- */
+
+static bool ir_symbol(const fbe_codec *codec, const void *p, char *buf, size_t size)
+{
+    for (size_t i = 0; i < codec->type_count; i++) {
+        const fbe_ir_struct *st = codec->types[i].ir;
+        if (p == st) {
+            snprintf(buf, size, "fbe.ir.s%zu", i);
+            return true;
+        }
+        const fbe_ir_field *f = p;
+        if (st->field_count && f >= st->fields && f < st->fields + st->field_count) {
+            if ((size_t)((const char *)p - (const char *)st->fields) % sizeof *f)
+                return false;
+            snprintf(buf, size, "fbe.ir.s%zu.f%zu", i, (size_t)(f - st->fields));
+            return true;
+        }
+    }
+    return false;
+}
+
+LLVMValueRef jit_cache_host_ptr(jit_emit *e, const void *p)
+{
+    char name[64];
+    if (!ir_symbol(e->codec, p, name, sizeof name))
+        return NULL;
+    LLVMValueRef g = LLVMGetNamedGlobal(e->mod, name);
+    if (!g) {
+        g = LLVMAddGlobal(e->mod, e->i8, name);
+        LLVMSetLinkage(g, LLVMExternalLinkage);
+        LLVMSetGlobalConstant(g, 1);
+    }
+    return g;
+}
+
+bool jit_cache_define_ir(LLVMOrcLLJITRef jit, const fbe_codec *codec)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < codec->type_count; i++)
+        n += 1 + codec->types[i].ir->field_count;
+    LLVMOrcCSymbolMapPair *pairs = calloc(n + 1, sizeof *pairs);
+    if (!pairs)
+        return false;
+    size_t k = 0;
+    for (size_t i = 0; i < codec->type_count; i++) {
+        const fbe_ir_struct *st = codec->types[i].ir;
+        for (size_t j = 0; j <= st->field_count; j++) {
+            const void *p = j == 0 ? (const void *)st : (const void *)&st->fields[j - 1];
+            char name[64];
+            ir_symbol(codec, p, name, sizeof name);
+            pairs[k].Name = LLVMOrcLLJITMangleAndIntern(jit, name);
+            pairs[k].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)p;
+            pairs[k].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported;
+            pairs[k].Sym.Flags.TargetFlags = 0;
+            k++;
+        }
+    }
+    LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(pairs, k);
+    free(pairs);
+    LLVMErrorRef err = LLVMOrcJITDylibDefine(LLVMOrcLLJITGetMainJITDylib(jit), mu);
+    if (err) {
+        LLVMConsumeError(err);
+        return false;
+    }
+    return true;
+}
+
+/* ---- keys ---------------------------------------------------------------------------- */
+
+typedef struct hasher {
+    uint64_t a, b;
+} hasher;
+
+static void hash_bytes(hasher *h, const void *data, size_t n)
+{
+    const uint8_t *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h->a = (h->a ^ p[i]) * 0x100000001b3ull;                  /* FNV-1a */
+        h->b = (h->b + p[i] + 1) * 0x9e3779b97f4a7c15ull;          /* multiplicative */
+        h->b ^= h->b >> 29;
+    }
+}
+
+static void hash_str(hasher *h, const char *s)
+{
+    hash_bytes(h, s ? s : "", (s ? strlen(s) : 0) + 1);
+}
+
+void jit_cache_key_of(LLVMModuleRef mod, const char *triple, const char *cpu,
+                      const char *features, int opt_level, jit_cache_key *key)
+{
+    hasher h = {0xcbf29ce484222325ull, 0x243f6a8885a308d3ull};
+    char meta[128];
+    unsigned major, minor, patch;
+    LLVMGetVersion(&major, &minor, &patch);
+    snprintf(meta, sizeof meta, "fbe-c %s LLVM %u.%u.%u O%d", FBE_VERSION, major, minor, patch,
+             opt_level);
+    hash_str(&h, meta);
+    hash_str(&h, triple);
+    hash_str(&h, cpu);
+    hash_str(&h, features);
+    LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(mod);
+    size_t n = LLVMGetBufferSize(bc);
+    hash_bytes(&h, &n, sizeof n);
+    hash_bytes(&h, LLVMGetBufferStart(bc), n);
+    LLVMDisposeMemoryBuffer(bc);
+    key->h[0] = h.a;
+    key->h[1] = h.b;
+    snprintf(key->hex, sizeof key->hex, "%016llx%016llx", (unsigned long long)h.a,
+             (unsigned long long)h.b);
+}
+
+/* ---- files --------------------------------------------------------------------------- */
+
+static char *entry_path(const char *dir, const jit_cache_key *key, const char *suffix)
+{
+    size_t n = strlen(dir) + sizeof key->hex + 64;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/fbe-%s.o%s", dir, key->hex, suffix);
+    return p;
+}
+
+LLVMMemoryBufferRef jit_cache_load(const char *dir, const jit_cache_key *key)
+{
+    char *path = entry_path(dir, key, "");
+    if (!path)
+        return NULL;
+    LLVMMemoryBufferRef buf = NULL;
+    char *msg = NULL;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg))
+        buf = NULL;
+    if (msg)
+        LLVMDisposeMessage(msg);
+    free(path);
+    return buf;
+}
+
+bool jit_cache_store(const char *dir, const jit_cache_key *key, const char *data, size_t size)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return false;
+    char *path = entry_path(dir, key, "");
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, ".tmp.%ld", (long)getpid());
+    char *tmp = entry_path(dir, key, suffix);
+    bool ok = path && tmp;
+    int fd = ok ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666) : -1;
+    ok = fd >= 0;
+    for (size_t done = 0; ok && done < size;) {
+        ssize_t w = write(fd, data + done, size - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        ok = w > 0;
+        if (ok)
+            done += (size_t)w;
+    }
+    if (fd >= 0 && close(fd) != 0)
+        ok = false;
+    if (ok && rename(tmp, path) != 0)
+        ok = false;
+    if (!ok && fd >= 0)
+        unlink(tmp);
+    free(path);
+    free(tmp);
+    return ok;
+}
+
+void jit_cache_remove(const char *dir, const jit_cache_key *key)
+{
+    char *path = entry_path(dir, key, "");
+    if (path)
+        unlink(path);
+    free(path);
+}

@@ -1,0 +1,225 @@
+/* Target machines and the optimized module of a codec (see module.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "module.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/ErrorHandling.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+static pthread_once_t native_once = PTHREAD_ONCE_INIT;
+static pthread_once_t all_once = PTHREAD_ONCE_INIT;
+
+static void fatal_handler(const char *reason)
+{
+    fprintf(stderr, "fbe-c: LLVM fatal error: %s\n", reason);
+    abort();
+}
+
+static void init_native(void)
+{
+    LLVMInitializeNativeTarget();
+    LLVMInitializeNativeAsmPrinter();
+    LLVMInstallFatalErrorHandler(fatal_handler);
+}
+
+static void init_all(void)
+{
+    jit_init_native();
+    LLVMInitializeAllTargetInfos();
+    LLVMInitializeAllTargets();
+    LLVMInitializeAllTargetMCs();
+    LLVMInitializeAllAsmPrinters();
+}
+
+void jit_init_native(void)
+{
+    pthread_once(&native_once, init_native);
+}
+
+void jit_init_all_targets(void)
+{
+    pthread_once(&all_once, init_all);
+}
+
+double jit_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+bool jit_failed(LLVMErrorRef err, const char *what, char *buf, size_t size)
+{
+    if (!err)
+        return false;
+    char *msg = LLVMGetErrorMessage(err);
+    if (getenv("FBE_JIT_DEBUG"))
+        fprintf(stderr, "fbe-c JIT: %s: %s\n", what, msg);
+    if (buf && size)
+        snprintf(buf, size, "%s: %s", what, msg);
+    LLVMDisposeErrorMessage(msg);
+    return true;
+}
+
+static void set_err(char *err, size_t size, const char *what, const char *msg)
+{
+    if (getenv("FBE_JIT_DEBUG"))
+        fprintf(stderr, "fbe-c JIT: %s: %s\n", what, msg ? msg : "");
+    if (err && size)
+        snprintf(err, size, "%s%s%s", what, msg ? ": " : "", msg ? msg : "");
+}
+
+LLVMTargetMachineRef jit_target_machine(const jit_target *t, char **triple_out, char **cpu_out,
+                                        char **features_out, char *err, size_t err_size)
+{
+    char *triple = t->triple ? LLVMNormalizeTargetTriple(t->triple) : LLVMGetDefaultTargetTriple();
+    char *msg = NULL;
+    LLVMTargetRef target;
+    if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
+        set_err(err, err_size, "target", msg);
+        LLVMDisposeMessage(msg);
+        LLVMDisposeMessage(triple);
+        return NULL;
+    }
+    char *cpu = t->cpu ? LLVMCreateMessage(t->cpu) : LLVMGetHostCPUName();
+    /* An explicit CPU that LLVM does not know gives a subtarget without 64-bit
+     * mode on x86-64 triples, which aborts inside LLVM: pin it. */
+    bool x86_64 = strncmp(triple, "x86_64", 6) == 0;
+    char *features = t->features ? LLVMCreateMessage(t->features)
+                     : t->cpu    ? LLVMCreateMessage(x86_64 ? "+64bit" : "")
+                                 : LLVMGetHostCPUFeatures();
+    if (t->cpu && t->features && x86_64) {
+        char buf[1024];
+        snprintf(buf, sizeof buf, "+64bit%s%s", t->features[0] ? "," : "", t->features);
+        LLVMDisposeMessage(features);
+        features = LLVMCreateMessage(buf);
+    }
+    /* LLVM ignores an unknown CPU name with a warning, but on x86-64 the CPU is
+     * also where 64-bit support comes from: without it, code generation is a
+     * fatal error. Every x86-64 CPU has the feature, so asking for it changes
+     * nothing else. */
+    if (t->cpu && strncmp(triple, "x86_64", 6) == 0 && !strstr(features, "64bit")) {
+        size_t n = strlen(features) + 8;
+        char *more = malloc(n);
+        if (more) {
+            snprintf(more, n, "%s%s+64bit", features, *features ? "," : "");
+            LLVMDisposeMessage(features);
+            features = LLVMCreateMessage(more);
+            free(more);
+        }
+    }
+    int level = t->opt_level ? t->opt_level : 2;
+    LLVMCodeGenOptLevel cg = level <= 0   ? LLVMCodeGenLevelNone
+                             : level == 1 ? LLVMCodeGenLevelLess
+                             : level == 2 ? LLVMCodeGenLevelDefault
+                                          : LLVMCodeGenLevelAggressive;
+    LLVMTargetMachineRef tm =
+        t->object ? LLVMCreateTargetMachine(target, triple, cpu, features, cg, LLVMRelocPIC,
+                                            LLVMCodeModelDefault)
+                  : LLVMCreateTargetMachine(target, triple, cpu, features, cg, LLVMRelocDefault,
+                                            LLVMCodeModelJITDefault);
+    if (!tm)
+        set_err(err, err_size, "cannot create a target machine for", triple);
+    if (tm && cpu_out)
+        *cpu_out = cpu;
+    else
+        LLVMDisposeMessage(cpu);
+    if (tm && features_out)
+        *features_out = features;
+    else
+        LLVMDisposeMessage(features);
+    if (tm && triple_out)
+        *triple_out = triple;
+    else
+        LLVMDisposeMessage(triple);
+    return tm;
+}
+
+void jit_module_dispose(jit_module *m)
+{
+    jit_emit_dispose(&m->e);
+}
+
+bool jit_module_lower(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm,
+                      const fbe_codec *codec, const jit_module_hooks *hooks, char *err,
+                      size_t err_size)
+{
+    memset(m, 0, sizeof *m);
+    double t0 = jit_now_ms();
+    m->mod = LLVMModuleCreateWithNameInContext("fbe", ctx);
+    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+    LLVMSetModuleDataLayout(m->mod, dl);
+    LLVMDisposeTargetData(dl);
+    char *triple = LLVMGetTargetMachineTriple(tm);
+    LLVMSetTarget(m->mod, triple);
+    LLVMDisposeMessage(triple);
+
+    jit_emit *e = &m->e;
+    bool ok = jit_emit_init(e, ctx, m->mod, codec);
+    if (!ok)
+        set_err(err, err_size, "out of memory", NULL);
+    if (ok && hooks && hooks->before)
+        ok = hooks->before(e, hooks->ctx, err, err_size);
+    if (ok && !(jit_emit_std_write(e) && jit_emit_std_read(e) && jit_emit_final(e))) {
+        set_err(err, err_size, "lowering failed", NULL);
+        ok = false;
+    }
+    if (ok && e->host_ptr_missing) {
+        char what[64];
+        snprintf(what, sizeof what, "%p", e->host_ptr_missing);
+        set_err(err, err_size, "the generated code refers to a host object outside the IR", what);
+        ok = false;
+    }
+    if (ok && hooks && hooks->after)
+        ok = hooks->after(e, hooks->ctx, err, err_size);
+    char *msg = NULL;
+    if (ok && LLVMVerifyModule(m->mod, LLVMReturnStatusAction, &msg)) {
+        set_err(err, err_size, "invalid module", msg);
+        ok = false;
+    }
+    if (msg)
+        LLVMDisposeMessage(msg);
+    m->lower_ms = jit_now_ms() - t0;
+    if (!ok) {
+        jit_emit_dispose(e);
+        LLVMDisposeModule(m->mod);
+        m->mod = NULL;
+    }
+    return ok;
+}
+
+bool jit_module_optimize(jit_module *m, LLVMTargetMachineRef tm, int opt_level, char *err,
+                         size_t err_size)
+{
+    double t0 = jit_now_ms();
+    LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
+    int level = opt_level ? opt_level : 2;
+    char passes[32];
+    snprintf(passes, sizeof passes, "default<O%d>", level < 1 ? 1 : level > 3 ? 3 : level);
+    bool ok = !jit_failed(LLVMRunPasses(m->mod, passes, tm, pbo), "passes", err, err_size);
+    LLVMDisposePassBuilderOptions(pbo);
+    if (getenv("FBE_JIT_DUMP"))
+        LLVMDumpModule(m->mod);
+    m->optimize_ms = jit_now_ms() - t0;
+    if (!ok) {
+        jit_emit_dispose(&m->e);
+        LLVMDisposeModule(m->mod);
+        m->mod = NULL;
+    }
+    return ok;
+}
+
+bool jit_module_build(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm,
+                      const fbe_codec *codec, int opt_level, const jit_module_hooks *hooks,
+                      char *err, size_t err_size)
+{
+    return jit_module_lower(m, ctx, tm, codec, hooks, err, err_size) &&
+           jit_module_optimize(m, tm, opt_level, err, err_size);
+}

@@ -1,0 +1,76 @@
+/* One lowering for every native backend: target machines and the optimized
+ * module of a codec, shared by the in-process JIT (engine.c), AOT objects
+ * (aot.c) and the compiled-object cache. */
+#ifndef FBE_JIT_MODULE_H
+#define FBE_JIT_MODULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "emit.h"
+
+/* LLVM set-up, once per process: the host target (JIT) or every target LLVM was
+ * built with (AOT cross-compilation). Thread-safe. */
+void jit_init_native(void);
+void jit_init_all_targets(void);
+
+typedef struct jit_target {
+    const char *triple;   /* NULL: the host's */
+    const char *cpu;      /* NULL: the host CPU */
+    const char *features; /* NULL: the host's features when cpu is NULL, else none */
+    int opt_level;        /* 0..3, 0 = 2 */
+    bool object;          /* position-independent code for an object file (AOT,
+                             cache) instead of the JIT's defaults */
+} jit_target;
+
+/* NULL on failure (message in err). *triple_out receives the normalized triple
+ * (free with LLVMDisposeMessage); cpu_out/features_out (may be NULL) the values
+ * used (same). */
+LLVMTargetMachineRef jit_target_machine(const jit_target *t, char **triple_out, char **cpu_out,
+                                        char **features_out, char *err, size_t err_size);
+
+/* Called around the emitters: `before` after jit_emit_init (install a host_ptr
+ * hook, emit data), `after` once every emitter ran (export tables). Either may be
+ * NULL; returning false fails the build (message in err). */
+typedef struct jit_module_hooks {
+    bool (*before)(jit_emit *e, void *ctx, char *err, size_t err_size);
+    bool (*after)(jit_emit *e, void *ctx, char *err, size_t err_size);
+    void *ctx;
+} jit_module_hooks;
+
+typedef struct jit_module {
+    LLVMModuleRef mod; /* in the context given to jit_module_build */
+    jit_emit e;        /* e.fns names the entry points; jit_module_dispose frees it */
+    double lower_ms;   /* emitters + verification */
+    double optimize_ms;
+} jit_module;
+
+/* Lowers every struct of `codec`, verifies the module and optimizes it with
+ * default<O{opt_level}> for `tm`. On failure everything is released and false
+ * returned (message in err). On success the caller owns m->mod (or hands it to
+ * ORC) and calls jit_module_dispose() for the rest. */
+bool jit_module_build(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm,
+                      const fbe_codec *codec, int opt_level, const jit_module_hooks *hooks,
+                      char *err, size_t err_size);
+void jit_module_dispose(jit_module *m);
+
+/* The two halves of jit_module_build: lowering + verification, then the passes
+ * (the compiled-object cache hashes the module in between). Same ownership
+ * rules: on failure everything is released. */
+bool jit_module_lower(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm,
+                      const fbe_codec *codec, const jit_module_hooks *hooks, char *err,
+                      size_t err_size);
+bool jit_module_optimize(jit_module *m, LLVMTargetMachineRef tm, int opt_level, char *err,
+                         size_t err_size);
+
+/* Consumes err; writes its message to buf (may be NULL) and, when FBE_JIT_DEBUG
+ * is set, to stderr. Returns true if there was an error. */
+bool jit_failed(LLVMErrorRef err, const char *what, char *buf, size_t size);
+
+double jit_now_ms(void);
+
+#endif

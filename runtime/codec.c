@@ -1,0 +1,168 @@
+/* The codec object, whatever the backend, and AOT codecs: a codec built from an
+ * image compiled into the program by `fbec aot` (docs/aot.md), with nothing but
+ * this library. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec_impl.h"
+#include "fbe/aot.h"
+
+void fbe_codec_free(fbe_codec *codec)
+{
+    if (!codec)
+        return;
+    if (codec->destroy_backend)
+        codec->destroy_backend(codec);
+    fbe_arena_free(&codec->arena);
+    free(codec);
+}
+
+fbe_backend fbe_codec_backend(const fbe_codec *codec)
+{
+    return codec->backend;
+}
+
+const char *fbe_backend_name(fbe_backend backend)
+{
+    switch (backend) {
+    case FBE_BACKEND_INTERP: return "interp";
+    case FBE_BACKEND_JIT: return "jit";
+    case FBE_BACKEND_AOT: return "aot";
+    case FBE_BACKEND_STATIC: return "static";
+    }
+    return "?";
+}
+
+unsigned fbe_codec_max_depth(const fbe_codec *codec)
+{
+    return codec->max_depth;
+}
+
+const fbe_type *fbe_codec_type(const fbe_codec *codec, const char *name)
+{
+    /* Types are in package order, imports first: searching backwards prefers the
+     * root package for unqualified names. */
+    bool qualified = strchr(name, '.') != NULL;
+    for (size_t i = codec->type_count; i-- > 0;) {
+        const fbe_ir_struct *st = codec->types[i].ir;
+        if (strcmp(qualified ? st->full_name : st->name, name) == 0)
+            return &codec->types[i];
+    }
+    return NULL;
+}
+
+const fbe_type *fbe_codec_type_of(const fbe_codec *codec, const fbe_ir_struct *ir)
+{
+    for (size_t i = 0; i < codec->type_count; i++)
+        if (codec->types[i].ir == ir)
+            return &codec->types[i];
+    return NULL;
+}
+
+/* ---- AOT codecs ---------------------------------------------------------------- */
+
+/* Entry points an object does not have natively: they fail cleanly. */
+static size_t unsupported_size(const fbe_type *type, const void *value)
+{
+    (void)type;
+    (void)value;
+    return 0; /* what serialize appends: nothing */
+}
+
+static fbe_status unsupported_serialize(const fbe_type *type, const void *value, fbe_buffer *out)
+{
+    (void)type;
+    (void)value;
+    (void)out;
+    return FBE_UNSUPPORTED;
+}
+
+static fbe_status unsupported_verify(const fbe_type *type, const uint8_t *data, size_t size,
+                                     fbe_verify_info *info)
+{
+    (void)data;
+    (void)size;
+    if (info)
+        *info = (fbe_verify_info){FBE_UNSUPPORTED, 0, type->ir, NULL};
+    return FBE_UNSUPPORTED;
+}
+
+static fbe_status unsupported_deserialize(const fbe_type *type, const uint8_t *data, size_t size,
+                                          void *value, const fbe_decode_options *options,
+                                          size_t *consumed)
+{
+    (void)type;
+    (void)data;
+    (void)size;
+    (void)value;
+    (void)options;
+    if (consumed)
+        *consumed = 0;
+    return FBE_UNSUPPORTED;
+}
+
+static fbe_codec *aot_fail(fbe_codec *codec, fbe_status *status, fbe_status why)
+{
+    if (status)
+        *status = why;
+    fbe_codec_free(codec);
+    return NULL;
+}
+
+fbe_codec *fbe_aot_codec_create(const fbe_aot_image *image, fbe_status *status)
+{
+    if (!image || (image->type_count && !image->types))
+        return aot_fail(NULL, status, FBE_INVALID_ARGUMENT);
+    if (image->abi_version != FBE_AOT_ABI_VERSION || image->layout_check != FBE_AOT_LAYOUT_CHECK)
+        return aot_fail(NULL, status, FBE_UNSUPPORTED);
+    fbe_codec *codec = calloc(1, sizeof *codec);
+    if (!codec)
+        return aot_fail(NULL, status, FBE_NOMEM);
+    fbe_arena_init(&codec->arena, NULL, NULL);
+    codec->backend = FBE_BACKEND_AOT;
+    codec->max_depth = image->max_depth ? image->max_depth : FBE_DEFAULT_MAX_DEPTH;
+    codec->backend_data = (void *)(uintptr_t)image;
+    size_t n = image->type_count;
+    codec->types = fbe_arena_zalloc(&codec->arena, sizeof *codec->types * (n + 1));
+    if (!codec->types)
+        return aot_fail(codec, status, FBE_NOMEM);
+    for (size_t i = 0; i < n; i++) {
+        const fbe_aot_type *src = &image->types[i];
+        fbe_type *t = &codec->types[i];
+        t->ir = src->ir;
+        t->codec = codec;
+        t->impl = src;
+        for (int m = 0; m < 2; m++) {
+            const fbe_model_ops *in = &src->ops[m];
+            t->ops[m] = (fbe_model_ops){
+                in->size ? in->size : unsupported_size,
+                in->serialize ? in->serialize : unsupported_serialize,
+                in->verify ? in->verify : unsupported_verify,
+                in->deserialize ? in->deserialize : unsupported_deserialize,
+            };
+        }
+    }
+    codec->type_count = n;
+    if (status)
+        *status = FBE_OK;
+    return codec;
+}
+
+const fbe_aot_image *fbe_aot_codec_image(const fbe_codec *codec)
+{
+    return codec && codec->backend == FBE_BACKEND_AOT ? codec->backend_data : NULL;
+}
+
+bool fbe_aot_has_op(const fbe_type *type, fbe_model model, fbe_op op)
+{
+    if (!type || !type->codec || type->codec->backend != FBE_BACKEND_AOT)
+        return true;
+    const fbe_model_ops *ops = &((const fbe_aot_type *)type->impl)->ops[model];
+    switch (op) {
+    case FBE_OP_SIZE: return ops->size != NULL;
+    case FBE_OP_SERIALIZE: return ops->serialize != NULL;
+    case FBE_OP_VERIFY: return ops->verify != NULL;
+    case FBE_OP_DESERIALIZE: return ops->deserialize != NULL;
+    }
+    return false;
+}

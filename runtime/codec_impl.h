@@ -1,0 +1,25 @@
+/* The codec object shared by every backend (internal to fbe-c). The interpreter
+ * (runtime/interp/program.c) fills it from the IR, the JIT builds on an
+ * interpreter codec and replaces entry points, and an AOT codec
+ * (runtime/codec.c) is filled from an image compiled into the program. */
+#ifndef FBE_RUNTIME_CODEC_IMPL_H
+#define FBE_RUNTIME_CODEC_IMPL_H
+
+#include <stddef.h>
+
+#include "fbe/arena.h"
+#include "fbe/codec.h"
+
+struct fbe_codec {
+    fbe_backend backend;
+    unsigned max_depth;
+    fbe_arena arena;       /* programs, nodes, the type table */
+    fbe_type *types;
+    size_t type_count;
+    /* Native backends build on an interpreter codec and replace entry points;
+     * they release their own state here (JIT memory, loaded objects). */
+    void (*destroy_backend)(struct fbe_codec *codec);
+    void *backend_data;
+};
+
+#endif

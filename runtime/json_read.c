@@ -1,0 +1,768 @@
+/* JSON text -> host value, by reflection over the IR. The text is parsed by
+ * simdjson (runtime/json_simd.cc) into a flat node array; this file walks it.
+ *
+ * Leniency where it is harmless, as the reference's from_json: unknown members
+ * are ignored, missing members keep the schema defaults, members may come in any
+ * order, float/double accept integers. Everything else is an error that names the
+ * JSON path: a wrong JSON type, an integer outside the field's range, bad
+ * Base64/uuid/decimal text, more array elements than a fixed array holds. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fbe/codec.h"
+#include "fbe/json.h"
+#include "json_common.h"
+#include "json_internal.h"
+
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define NOINLINE
+#define LIKELY(x) (x)
+#define UNLIKELY(x) (x)
+#endif
+
+struct fbe_json_reader {
+    fbe_jparser *parser;
+    fbe_jparser *key_parser; /* struct-typed map keys hold JSON text of their own */
+    bool key_parser_busy;
+};
+
+typedef struct jreader {
+    const fbe_jnode *nodes;
+    fbe_arena *arena;
+    fbe_json_reader *owner;
+    unsigned depth;
+    unsigned max_depth;
+    fbe_json_error *err;
+    fbe_json_path path;
+} jreader;
+
+#define TRY(expr)                          \
+    do {                                   \
+        fbe_status st_ = (expr);           \
+        if (UNLIKELY(st_ != FBE_OK))       \
+            return st_;                    \
+    } while (0)
+
+/* On error, adds where it happened to the path (built while unwinding). */
+#define TRY_AT(expr, at)                   \
+    do {                                   \
+        fbe_status st_ = (expr);           \
+        if (UNLIKELY(st_ != FBE_OK)) {     \
+            at;                            \
+            return st_;                    \
+        }                                  \
+    } while (0)
+
+static const char *got(const fbe_jnode *n)
+{
+    switch ((fbe_jn_type)n->type) {
+    case FBE_JN_NULL: return "null";
+    case FBE_JN_FALSE: case FBE_JN_TRUE: return "a boolean";
+    case FBE_JN_INT64: case FBE_JN_UINT64: return "an integer";
+    case FBE_JN_DOUBLE: return "a number";
+    case FBE_JN_STRING: return "a string";
+    case FBE_JN_ARRAY: return "an array";
+    default: return "an object";
+    }
+}
+
+NOINLINE static fbe_status type_error(jreader *r, const fbe_jnode *n, const char *expected)
+{
+    return fbe_json__fail(r->err, FBE_INVALID_ARGUMENT, "expected %s, got %s",
+                          expected, got(n));
+}
+
+NOINLINE static fbe_status nomem(jreader *r)
+{
+    return fbe_json__fail(r->err, FBE_NOMEM, "out of memory");
+}
+
+/* ---- integers ------------------------------------------------------------------------------ */
+
+/* The integer kind a type is stored as (enum and flags by their base). */
+static fbe_ir_kind int_kind(const fbe_ir_type *t)
+{
+    switch (t->kind) {
+    case FBE_IR_ENUM: return t->enum_type->base;
+    case FBE_IR_FLAGS: return t->flags_type->base;
+    case FBE_IR_TIMESTAMP: return FBE_IR_UINT64;
+    default: return t->kind;
+    }
+}
+
+/* An integer value: negative (then v is its two's complement) or not. */
+typedef struct jint {
+    bool neg;
+    uint64_t v;
+} jint;
+
+/* Range-checks and stores an integer of `kind`. */
+static fbe_status store_int(jreader *r, fbe_ir_kind kind, jint x, void *ptr)
+{
+    unsigned width = fbe_json_int_width(kind);
+    int64_t smin = 0;
+    uint64_t max = 0;
+    bool ok;
+    switch (kind) {
+    case FBE_IR_CHAR:
+        /* 0..255; also the reference's sign-extended Uint(char) (4294967168..
+         * 4294967295) and signed -128..-1: all the same byte. */
+        ok = x.neg ? (int64_t)x.v >= -128 : (x.v <= 255 || (x.v >= 0xFFFFFF80u && x.v <= 0xFFFFFFFFu));
+        smin = -128;
+        max = 255;
+        break;
+    case FBE_IR_WCHAR: /* u32, or a negative wchar_t */
+        ok = x.neg ? (int64_t)x.v >= INT32_MIN : x.v <= UINT32_MAX;
+        smin = INT32_MIN;
+        max = UINT32_MAX;
+        break;
+    default:
+        if (fbe_ir_kind_is_signed(kind)) {
+            int bits = (int)width * 8;
+            smin = bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1));
+            max = bits == 64 ? (uint64_t)INT64_MAX : ((uint64_t)1 << (bits - 1)) - 1;
+            ok = x.neg ? (int64_t)x.v >= smin : x.v <= max;
+        } else {
+            max = width == 8 ? UINT64_MAX : ((uint64_t)1 << (width * 8)) - 1;
+            ok = !x.neg && x.v <= max;
+        }
+        break;
+    }
+    if (UNLIKELY(!ok)) {
+        char lo[24], hi[24], val[24];
+        snprintf(lo, sizeof lo, "%lld", (long long)smin);
+        snprintf(hi, sizeof hi, "%llu", (unsigned long long)max);
+        if (x.neg)
+            snprintf(val, sizeof val, "%lld", (long long)(int64_t)x.v);
+        else
+            snprintf(val, sizeof val, "%llu", (unsigned long long)x.v);
+        return fbe_json__fail(r->err, FBE_INVALID_ARGUMENT,
+                              "%s is out of range for %s [%s, %s]", val, fbe_ir_kind_name(kind),
+                              lo, hi);
+    }
+    switch (width) {
+    case 1: { uint8_t v = (uint8_t)x.v; memcpy(ptr, &v, 1); break; }
+    case 2: { uint16_t v = (uint16_t)x.v; memcpy(ptr, &v, 2); break; }
+    case 4: { uint32_t v = (uint32_t)x.v; memcpy(ptr, &v, 4); break; }
+    default: memcpy(ptr, &x.v, 8); break;
+    }
+    return FBE_OK;
+}
+
+static fbe_status read_int(jreader *r, fbe_ir_kind kind, const fbe_jnode *n, void *ptr)
+{
+    jint x;
+    if (LIKELY(n->type == FBE_JN_INT64))
+        x = (jint){n->v.i < 0, (uint64_t)n->v.i};
+    else if (n->type == FBE_JN_UINT64)
+        x = (jint){false, n->v.u};
+    else
+        return type_error(r, n, "an integer");
+    return store_int(r, kind, x, ptr);
+}
+
+/* Integer text of a map key: -?[0-9]+ */
+static bool parse_int_text(const char *s, size_t n, jint *x)
+{
+    size_t i = 0;
+    bool neg = false;
+    if (i < n && s[i] == '-') {
+        neg = true;
+        i++;
+    }
+    if (i == n)
+        return false;
+    uint64_t v = 0;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return false;
+        v = v * 10 + d;
+    }
+    if (neg) {
+        if (v > (uint64_t)INT64_MAX + 1)
+            return false;
+        x->neg = v != 0;
+        x->v = 0 - v;
+    } else {
+        x->neg = false;
+        x->v = v;
+    }
+    return true;
+}
+
+/* ---- floating point -------------------------------------------------------------------------- */
+
+static bool node_number(const fbe_jnode *n, double *d)
+{
+    switch (n->type) {
+    case FBE_JN_DOUBLE: *d = n->v.d; return true;
+    case FBE_JN_INT64: *d = (double)n->v.i; return true;
+    case FBE_JN_UINT64: *d = (double)n->v.u; return true;
+    default: return false;
+    }
+}
+
+static fbe_status store_float(jreader *r, fbe_ir_kind kind, double d, void *ptr)
+{
+    if (kind == FBE_IR_DOUBLE) {
+        memcpy(ptr, &d, sizeof d);
+        return FBE_OK;
+    }
+    /* Values that round to +-FLT_MAX are floats; beyond half an ulp past it, not. */
+    if (UNLIKELY(fabs(d) >= 0x1.ffffffp127))
+        return fbe_json__fail(r->err, FBE_INVALID_ARGUMENT,
+                              "%g is out of range for float", d);
+    float f = (float)d;
+    memcpy(ptr, &f, sizeof f);
+    return FBE_OK;
+}
+
+/* ---- strings and the text types ------------------------------------------------------------------- */
+
+static fbe_status copy_string(jreader *r, const char *s, size_t n, void *ptr)
+{
+    fbe_string out = {NULL, 0};
+    if (n) {
+        char *p = fbe_arena_alloc(r->arena, n + 1);
+        if (UNLIKELY(!p))
+            return nomem(r);
+        memcpy(p, s, n);
+        p[n] = 0; /* a convenience, as binary deserialize does */
+        out.data = p;
+        out.size = n;
+    }
+    memcpy(ptr, &out, sizeof out);
+    return FBE_OK;
+}
+
+static fbe_status parse_bytes(jreader *r, const char *s, size_t n, void *ptr)
+{
+    fbe_bytes out = {NULL, 0};
+    if (n) {
+        uint8_t *p = fbe_arena_alloc(r->arena, n / 4 * 3 + 3);
+        if (UNLIKELY(!p))
+            return nomem(r);
+        size_t len = 0, bad = 0;
+        if (!fbe_json__base64_decode(s, n, p, &len, &bad))
+            return fbe_json__fail(r->err, FBE_INVALID_ARGUMENT,
+                                  "invalid Base64 at character %zu", bad);
+        if (len) {
+            out.data = p;
+            out.size = len;
+        }
+    }
+    memcpy(ptr, &out, sizeof out);
+    return FBE_OK;
+}
+
+static fbe_status parse_uuid(jreader *r, const char *s, size_t n, void *ptr)
+{
+    fbe_uuid u;
+    if (!fbe_uuid_parse(s, n, &u))
+        return fbe_json__fail(r->err, FBE_INVALID_ARGUMENT,
+                              "invalid uuid \"%.*s\" (expected 32 hex digits, '-' allowed)",
+                              (int)(n > 60 ? 60 : n), s);
+    memcpy(ptr, &u, sizeof u);
+    return FBE_OK;
+}
+
+static fbe_status parse_decimal(jreader *r, const char *s, size_t n, void *ptr)
+{
+    fbe_decimal d;
+    if (!fbe_json__decimal_parse(s, n, &d))
+        return fbe_json__fail(r->err, FBE_INVALID_ARGUMENT,
+                              "invalid decimal \"%.*s\"", (int)(n > 60 ? 60 : n), s);
+    memcpy(ptr, &d, sizeof d);
+    return FBE_OK;
+}
+
+/* ---- values ------------------------------------------------------------------------------------------ */
+
+static fbe_status read_value(jreader *r, const fbe_ir_type *t, void *ptr, size_t idx);
+static fbe_status read_struct(jreader *r, const fbe_ir_struct *s, void *value, size_t idx);
+
+/* Default contents of a fresh element: zero, struct defaults inside. */
+static void init_value(const fbe_ir_type *t, void *ptr)
+{
+    if (t->kind == FBE_IR_STRUCT) {
+        fbe_init(t->struct_type, ptr);
+        return;
+    }
+    memset(ptr, 0, t->host_size);
+    if (t->kind == FBE_IR_ARRAY && t->elem->kind == FBE_IR_STRUCT)
+        for (uint32_t i = 0; i < t->array_len; i++)
+            init_value(t->elem, (char *)ptr + (size_t)i * t->elem->host_size);
+    else if (t->kind == FBE_IR_ARRAY && t->elem->kind == FBE_IR_ARRAY)
+        for (uint32_t i = 0; i < t->array_len; i++)
+            init_value(t->elem, (char *)ptr + (size_t)i * t->elem->host_size);
+}
+
+static bool needs_init(const fbe_ir_type *t)
+{
+    return t->kind == FBE_IR_STRUCT || (t->kind == FBE_IR_ARRAY && needs_init(t->elem));
+}
+
+/* A fresh zeroed array of n elements of `size` bytes from the arena. */
+static void *alloc_elems(jreader *r, size_t n, size_t size)
+{
+    if (n == 0)
+        return NULL;
+    if (size && n > SIZE_MAX / size)
+        return NULL;
+    return fbe_arena_zalloc(r->arena, size ? n * size : 1);
+}
+
+static fbe_status read_key(jreader *r, const fbe_ir_type *k, const fbe_jnode *key, void *ptr);
+
+static fbe_status read_map(jreader *r, const fbe_ir_type *t, void *ptr, size_t idx)
+{
+    const fbe_jnode *n = &r->nodes[idx];
+    if (n->type != FBE_JN_OBJECT)
+        return type_error(r, n, "an object");
+    fbe_seq seq = {NULL, n->count};
+    if (n->count) {
+        seq.data = alloc_elems(r, n->count, t->host_entry_size);
+        if (!seq.data)
+            return nomem(r);
+    }
+    /* Set before filling: on error the value stays safe to read. */
+    memcpy(ptr, &seq, sizeof seq);
+    char *entry = seq.data;
+    size_t i = idx + 1;
+    for (uint32_t m = 0; m < n->count; m++, entry += t->host_entry_size) {
+        const fbe_jnode *key = &r->nodes[i];
+        TRY_AT(read_key(r, t->key, key, entry), fbe_json_path_key(&r->path, key->v.s.p, key->v.s.n));
+        TRY_AT(read_value(r, t->elem, entry + t->host_entry_value_offset, i + 1),
+               fbe_json_path_key(&r->path, key->v.s.p, key->v.s.n));
+        i = r->nodes[i + 1].next;
+    }
+    return FBE_OK;
+}
+
+static fbe_status read_elements(jreader *r, const fbe_ir_type *elem, char *data, size_t idx,
+                                uint32_t count)
+{
+    size_t i = idx + 1;
+    for (uint32_t m = 0; m < count; m++) {
+        TRY_AT(read_value(r, elem, data + (size_t)m * elem->host_size, i),
+               fbe_json_path_index(&r->path, m));
+        i = r->nodes[i].next;
+    }
+    return FBE_OK;
+}
+
+static fbe_status read_value(jreader *r, const fbe_ir_type *t, void *ptr, size_t idx)
+{
+    const fbe_jnode *n = &r->nodes[idx];
+    switch (t->kind) {
+    case FBE_IR_BOOL: {
+        if (n->type != FBE_JN_TRUE && n->type != FBE_JN_FALSE)
+            return type_error(r, n, "true or false");
+        uint8_t b = n->type == FBE_JN_TRUE;
+        memcpy(ptr, &b, 1);
+        return FBE_OK;
+    }
+    case FBE_IR_BYTE: case FBE_IR_CHAR: case FBE_IR_WCHAR:
+    case FBE_IR_INT8: case FBE_IR_UINT8: case FBE_IR_INT16: case FBE_IR_UINT16:
+    case FBE_IR_INT32: case FBE_IR_UINT32: case FBE_IR_INT64: case FBE_IR_UINT64:
+    case FBE_IR_TIMESTAMP: case FBE_IR_ENUM: case FBE_IR_FLAGS:
+        return read_int(r, int_kind(t), n, ptr);
+    case FBE_IR_FLOAT:
+    case FBE_IR_DOUBLE: {
+        double d;
+        if (!node_number(n, &d))
+            return type_error(r, n, "a number");
+        return store_float(r, t->kind, d, ptr);
+    }
+    case FBE_IR_DECIMAL: {
+        if (n->type == FBE_JN_STRING)
+            return parse_decimal(r, n->v.s.p, n->v.s.n, ptr);
+        fbe_decimal d;
+        if (n->type == FBE_JN_INT64 || n->type == FBE_JN_UINT64) {
+            /* lenient: an exact integer */
+            bool neg = n->type == FBE_JN_INT64 && n->v.i < 0;
+            uint64_t mag = n->type == FBE_JN_UINT64 ? n->v.u : neg ? 0 - (uint64_t)n->v.i : (uint64_t)n->v.i;
+            d = (fbe_decimal){mag, 0, neg && mag ? 0x80000000u : 0};
+        } else if (n->type == FBE_JN_DOUBLE) {
+            d = fbe_decimal_from_double(n->v.d); /* lenient: what the reference does with a double */
+        } else {
+            return type_error(r, n, "a decimal string");
+        }
+        memcpy(ptr, &d, sizeof d);
+        return FBE_OK;
+    }
+    case FBE_IR_UUID:
+        if (n->type != FBE_JN_STRING)
+            return type_error(r, n, "a uuid string");
+        return parse_uuid(r, n->v.s.p, n->v.s.n, ptr);
+    case FBE_IR_STRING:
+        if (UNLIKELY(n->type != FBE_JN_STRING))
+            return type_error(r, n, "a string");
+        return copy_string(r, n->v.s.p, n->v.s.n, ptr);
+    case FBE_IR_BYTES:
+        if (n->type != FBE_JN_STRING)
+            return type_error(r, n, "a Base64 string");
+        return parse_bytes(r, n->v.s.p, n->v.s.n, ptr);
+    case FBE_IR_STRUCT:
+        return read_struct(r, t->struct_type, ptr, idx);
+    case FBE_IR_OPTIONAL: {
+        const fbe_ir_type *e = t->elem;
+        if (e->kind == FBE_IR_STRUCT) {
+            void *target = NULL;
+            memcpy(ptr, &target, sizeof target);
+            if (n->type == FBE_JN_NULL)
+                return FBE_OK;
+            target = fbe_arena_zalloc(r->arena, e->struct_type->host_size ? e->struct_type->host_size : 1);
+            if (!target)
+                return nomem(r);
+            memcpy(ptr, &target, sizeof target);
+            return read_struct(r, e->struct_type, target, idx);
+        }
+        memset(ptr, 0, t->host_size);
+        if (n->type == FBE_JN_NULL)
+            return FBE_OK;
+        void *inner = (char *)ptr + t->host_value_offset;
+        fbe_status st = read_value(r, e, inner, idx);
+        if (st == FBE_OK) {
+            uint8_t one = 1;
+            memcpy(ptr, &one, 1);
+        }
+        return st;
+    }
+    case FBE_IR_ARRAY:
+        if (n->type != FBE_JN_ARRAY)
+            return type_error(r, n, "an array");
+        if (n->count > t->array_len)
+            return fbe_json__fail(r->err, FBE_INVALID_ARGUMENT,
+                                  "expected at most %u elements, got %u", t->array_len, n->count);
+        /* Elements the JSON lacks get their defaults. */
+        if (needs_init(t->elem))
+            for (uint32_t i = n->count; i < t->array_len; i++)
+                init_value(t->elem, (char *)ptr + (size_t)i * t->elem->host_size);
+        return read_elements(r, t->elem, ptr, idx, n->count);
+    case FBE_IR_VECTOR:
+    case FBE_IR_LIST:
+    case FBE_IR_SET: {
+        if (n->type != FBE_JN_ARRAY)
+            return type_error(r, n, "an array");
+        fbe_seq seq = {NULL, n->count};
+        if (n->count) {
+            seq.data = alloc_elems(r, n->count, t->elem->host_size);
+            if (!seq.data)
+                return nomem(r);
+        }
+        memcpy(ptr, &seq, sizeof seq);
+        return read_elements(r, t->elem, seq.data, idx, n->count);
+    }
+    case FBE_IR_MAP:
+    case FBE_IR_HASH:
+        return read_map(r, t, ptr, idx);
+    default:
+        return fbe_json__fail(r->err, FBE_INVALID_ARGUMENT, "unknown type kind %d",
+                              (int)t->kind);
+    }
+}
+
+/* A struct-typed key: its text is the JSON of the key struct. */
+static fbe_status read_struct_key(jreader *r, const fbe_ir_struct *s, const fbe_jnode *key,
+                                  void *ptr)
+{
+    fbe_json_reader *o = r->owner;
+    fbe_jparser *p;
+    bool temp = false;
+    if (!o->key_parser_busy) {
+        if (!o->key_parser && !(o->key_parser = fbe_jparser_new()))
+            return nomem(r);
+        p = o->key_parser;
+        o->key_parser_busy = true;
+    } else {
+        /* a key inside a key: rare, a parser of its own */
+        if (!(p = fbe_jparser_new()))
+            return nomem(r);
+        temp = true;
+    }
+    const fbe_jnode *nodes;
+    size_t count;
+    const char *msg;
+    fbe_status st;
+    int rc = fbe_jparser_parse(p, key->v.s.p, key->v.s.n, &nodes, &count, &msg);
+    if (rc != 0) {
+        st = fbe_json__fail(r->err, rc == -2 ? FBE_NOMEM : FBE_INVALID_ARGUMENT,
+                            "key is not the JSON of a %s: %s", s->full_name, msg);
+    } else {
+        const fbe_jnode *saved = r->nodes;
+        r->nodes = nodes;
+        st = read_struct(r, s, ptr, 0);
+        r->nodes = saved;
+    }
+    if (temp)
+        fbe_jparser_free(p);
+    else
+        o->key_parser_busy = false;
+    return st;
+}
+
+static fbe_status read_key(jreader *r, const fbe_ir_type *k, const fbe_jnode *key, void *ptr)
+{
+    const char *s = key->v.s.p;
+    size_t n = key->v.s.n;
+    switch (k->kind) {
+    case FBE_IR_STRING:
+        return copy_string(r, s, n, ptr);
+    case FBE_IR_UUID:
+        return parse_uuid(r, s, n, ptr);
+    case FBE_IR_DECIMAL:
+        return parse_decimal(r, s, n, ptr);
+    case FBE_IR_BYTES:
+        return parse_bytes(r, s, n, ptr);
+    case FBE_IR_BOOL: {
+        uint8_t b;
+        if ((n == 1 && s[0] == '1') || (n == 4 && memcmp(s, "true", 4) == 0))
+            b = 1;
+        else if ((n == 1 && s[0] == '0') || (n == 5 && memcmp(s, "false", 5) == 0))
+            b = 0;
+        else
+            return fbe_json__fail(r->err, FBE_INVALID_ARGUMENT,
+                                  "a bool key must be \"1\", \"0\", \"true\" or \"false\"");
+        memcpy(ptr, &b, 1);
+        return FBE_OK;
+    }
+    case FBE_IR_FLOAT:
+    case FBE_IR_DOUBLE: {
+        char buf[64];
+        char *end = NULL;
+        double d = 0;
+        bool ok = n > 0 && n < sizeof buf && !(s[0] == ' ' || s[0] == '\t' || s[0] == '\n');
+        if (ok) {
+            memcpy(buf, s, n);
+            buf[n] = 0;
+            d = strtod(buf, &end);
+            ok = end == buf + n && isfinite(d);
+        }
+        if (!ok)
+            return fbe_json__fail(r->err, FBE_INVALID_ARGUMENT,
+                                  "a %s key must be a finite number", fbe_ir_kind_name(k->kind));
+        return store_float(r, k->kind, d, ptr);
+    }
+    case FBE_IR_STRUCT:
+        return read_struct_key(r, k->struct_type, key, ptr);
+    default: {
+        fbe_ir_kind kind = int_kind(k);
+        if (!fbe_ir_kind_is_integer(kind))
+            return fbe_json__fail(r->err, FBE_INVALID_ARGUMENT,
+                                  "a %s cannot be a map key", fbe_ir_kind_name(k->kind));
+        jint x;
+        if (!parse_int_text(s, n, &x))
+            return fbe_json__fail(r->err, FBE_INVALID_ARGUMENT,
+                                  "key is not an integer");
+        return store_int(r, kind, x, ptr);
+    }
+    }
+}
+
+static inline bool name_is(const char *field, const char *name, size_t len)
+{
+    /* byte by byte: the key may hold NUL bytes and be longer than the field name */
+    for (size_t i = 0; i < len; i++)
+        if (field[i] != name[i] || !field[i])
+            return false;
+    return field[len] == 0;
+}
+
+static const fbe_ir_field *find_field(const fbe_ir_struct *s, const char *name, size_t len,
+                                      size_t *hint)
+{
+    /* Members usually come in field order: try the next field first. */
+    size_t h = *hint;
+    if (h < s->field_count && name_is(s->fields[h].name, name, len)) {
+        *hint = h + 1;
+        return &s->fields[h];
+    }
+    for (size_t i = 0; i < s->field_count; i++) {
+        if (name_is(s->fields[i].name, name, len)) {
+            *hint = i + 1;
+            return &s->fields[i];
+        }
+    }
+    return NULL;
+}
+
+/* Reads an object into a struct whose memory is zero (a fresh allocation, or
+ * zeroed by the caller). Fields the object lacks get their schema defaults
+ * afterwards, field by field: the same value fbe_init gives, without first
+ * initialising what the members overwrite. */
+#define FIELD_BITS 1024
+
+static fbe_status read_struct(jreader *r, const fbe_ir_struct *s, void *value, size_t idx)
+{
+    const fbe_jnode *n = &r->nodes[idx];
+    if (UNLIKELY(n->type != FBE_JN_OBJECT))
+        return type_error(r, n, "an object");
+    if (UNLIKELY(r->depth >= r->max_depth))
+        return fbe_json__fail(r->err, FBE_TOO_DEEP,
+                              "structs nested deeper than the limit (%u)", r->max_depth);
+    r->depth++;
+    uint64_t seen[FIELD_BITS / 64];
+    bool tracked = s->field_count <= FIELD_BITS;
+    if (tracked)
+        memset(seen, 0, (s->field_count + 63) / 64 * sizeof(uint64_t));
+    else
+        fbe_init(s, value); /* a huge struct: defaults first */
+    size_t hint = 0;
+    size_t i = idx + 1;
+    for (uint32_t m = 0; m < n->count; m++) {
+        const fbe_jnode *key = &r->nodes[i];
+        const fbe_ir_field *f = find_field(s, key->v.s.p, key->v.s.n, &hint);
+        if (f) {
+            size_t fi = (size_t)(f - s->fields);
+            if (tracked)
+                seen[fi / 64] |= (uint64_t)1 << (fi % 64);
+            TRY_AT(read_value(r, f->type, (char *)value + f->host_offset, i + 1),
+                   fbe_json_path_field(&r->path, f->name));
+        }
+        i = r->nodes[i + 1].next;
+    }
+    if (tracked)
+        for (size_t fi = 0; fi < s->field_count; fi++)
+            if (!(seen[fi / 64] >> (fi % 64) & 1))
+                fbe_init_field(&s->fields[fi], (char *)value + s->fields[fi].host_offset);
+    r->depth--;
+    return FBE_OK;
+}
+
+/* ---- locating a bad number (the parser only says that one is bad) -------------------- */
+
+static bool num_char(char c)
+{
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+/* The first number token outside strings that no JSON number type holds (beyond
+ * uint64 or the double range) or that is malformed. */
+static bool find_bad_number(const char *t, size_t len, size_t *at, size_t *n)
+{
+    for (size_t i = 0; i < len; i++) {
+        char c = t[i];
+        if (c == '"') {
+            for (i++; i < len && t[i] != '"'; i++)
+                if (t[i] == '\\')
+                    i++;
+            continue;
+        }
+        if (!(c == '-' || (c >= '0' && c <= '9')))
+            continue;
+        size_t j = i;
+        while (j < len && num_char(t[j]))
+            j++;
+        size_t tl = j - i;
+        char buf[400];
+        bool bad = tl >= sizeof buf;
+        if (!bad) {
+            memcpy(buf, t + i, tl);
+            buf[tl] = 0;
+            const char *d = buf + (buf[0] == '-');
+            bool integer = !strpbrk(buf, ".eE");
+            char *end;
+            if (!*d || (d[0] == '0' && d[1] >= '0' && d[1] <= '9') || !(d[0] >= '0' && d[0] <= '9'))
+                bad = true; /* empty, leading zero, "-." */
+            else if (integer && buf[0] != '-')
+                bad = strlen(d) > 20 || (strlen(d) == 20 && strcmp(d, "18446744073709551615") > 0);
+            else if (integer)
+                bad = strlen(d) > 19 || (strlen(d) == 19 && strcmp(d, "9223372036854775808") > 0);
+            if (!bad && !integer) {
+                double v = strtod(buf, &end);
+                bad = *end || isinf(v);
+            }
+        }
+        if (bad) {
+            *at = i;
+            *n = tl;
+            return true;
+        }
+        i = j - 1;
+    }
+    return false;
+}
+
+/* ---- public API --------------------------------------------------------------------------------------------- */
+
+fbe_json_reader *fbe_json_reader_new(void)
+{
+    fbe_json_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->parser = fbe_jparser_new();
+    if (!r->parser) {
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void fbe_json_reader_free(fbe_json_reader *reader)
+{
+    if (!reader)
+        return;
+    fbe_jparser_free(reader->parser);
+    fbe_jparser_free(reader->key_parser);
+    free(reader);
+}
+
+fbe_status fbe_json_read(fbe_json_reader *reader, const fbe_ir_struct *type, const char *text,
+                         size_t len, void *value, const fbe_json_read_options *options,
+                         fbe_json_error *err)
+{
+    if (err) {
+        err->status = FBE_OK;
+        err->message[0] = 0;
+    }
+    if (!type || !value || !options || !options->arena || (!text && len))
+        return fbe_json__fail(err, FBE_INVALID_ARGUMENT, "invalid argument");
+    memset(value, 0, type->host_size);
+    fbe_json_reader *owned = NULL;
+    if (!reader) {
+        reader = owned = fbe_json_reader_new();
+        if (!reader)
+            return fbe_json__fail(err, FBE_NOMEM, "out of memory");
+    }
+    const fbe_jnode *nodes;
+    size_t count;
+    const char *msg;
+    fbe_status st;
+    int rc = fbe_jparser_parse(reader->parser, text ? text : "", len, &nodes, &count, &msg);
+    size_t at, n;
+    if (rc == -1 && strstr(msg, "number") && find_bad_number(text, len, &at, &n)) {
+        st = fbe_json__fail(err, FBE_INVALID_ARGUMENT,
+                            "invalid JSON: a number out of range or malformed at byte %zu: %.*s",
+                            at, (int)(n > 60 ? 60 : n), text + at);
+    } else if (rc != 0) {
+        st = fbe_json__fail(err, rc == -2 ? FBE_NOMEM : FBE_INVALID_ARGUMENT,
+                            "invalid JSON: %s", msg);
+    } else {
+        jreader r;
+        r.nodes = nodes;
+        r.arena = options->arena;
+        r.owner = reader;
+        r.depth = 0;
+        r.max_depth = options->max_depth ? options->max_depth : FBE_DEFAULT_MAX_DEPTH;
+        r.err = err;
+        r.path.depth = 0;
+        st = read_struct(&r, type, value, 0);
+        if (st != FBE_OK)
+            fbe_json__with_path(err, &r.path);
+    }
+    if (rc != 0)
+        fbe_init(type, value); /* nothing read: the defaults */
+    fbe_json_reader_free(owned);
+    return st;
+}

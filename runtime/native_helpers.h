@@ -1,0 +1,18 @@
+/* Runtime functions that natively compiled code (LLVM JIT and AOT objects) calls
+ * besides the public ones (fbe_buffer_reserve, fbe_arena_alloc, fbe_init_field)
+ * and the C library (memcpy, memmove, memset). They live in fbe_runtime so an
+ * AOT object links against it alone; jit/helpers.c gives their addresses to the
+ * JIT. Internal: names and signatures are part of the AOT object ABI
+ * (FBE_AOT_ABI_VERSION), not of the public API. */
+#ifndef FBE_RUNTIME_NATIVE_HELPERS_H
+#define FBE_RUNTIME_NATIVE_HELPERS_H
+
+#include <stdint.h>
+
+#include "fbe/codec.h"
+
+/* Fills *info (when not NULL) on a verify failure: the cold path. */
+void fbe_jit_verify_fail(fbe_verify_info *info, int status, uint64_t offset,
+                         const fbe_ir_struct *type, const fbe_ir_field *field);
+
+#endif

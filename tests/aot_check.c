@@ -1,0 +1,519 @@
+/* Built and run by test_aot against an object written by `fbec aot` and the
+ * runtime library ONLY (no LLVM, no compiler, no interpreter): every golden case
+ * of one package through the AOT codec.
+ *
+ *   cc -DAOT_PACKAGE=proto -DAOT_TYPE=Account -I<dir of proto.h> aot_check.c \
+ *      proto.o libfbe_runtime.a -lm
+ *   ./aot_check GOLDEN_DIR
+ *
+ * AOT_PACKAGE.h is the header `fbec aot --header` wrote; AOT_TYPE a struct of the
+ * package whose entry points are also called directly by their symbols.
+ *
+ * For each cases/<package>/<Type>/<case> row of MANIFEST.tsv, with every
+ * operation the object has natively (the others are reported as skipped):
+ * verify .bin and .final.bin, deserialize both, fbe_print == .txt exactly,
+ * re-serialize == .bin and == .final.bin (and size() == their length); for the
+ * `default` cases fbe_init (over the image's IR) + the pinned fields serializes
+ * to exactly .bin and .final.bin. Versioning rows read by this package: the
+ * other package's bytes deserialize and print as .txt (missing fields get the
+ * image's defaults). Prints one line per failure and a summary; exits 1 if any
+ * check failed. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+#include STR(AOT_PACKAGE.h)
+
+#define CREATE CAT(CAT(fbe_, AOT_PACKAGE), _codec_create)
+#define IMAGE CAT(CAT(fbe_, AOT_PACKAGE), _aot_image)
+#define HOST_TYPE CAT(CAT(AOT_PACKAGE, _), AOT_TYPE)
+#define HOST_INIT CAT(HOST_TYPE, _init)
+#define ENTRY(model, op) CAT(CAT(CAT(CAT(fbe_, HOST_TYPE), _), model), CAT(_, op))
+
+static const char *golden_dir;
+static const char *package = STR(AOT_PACKAGE);
+
+/* ---- checks and their tallies -------------------------------------------------------- */
+
+enum {
+    C_STD_VERIFY, C_FINAL_VERIFY, C_STD_READ, C_FINAL_READ, C_STD_WRITE, C_FINAL_WRITE,
+    C_DEF_STD, C_DEF_FINAL, C_VERSIONING, C_DIRECT, C_COUNT
+};
+
+static const char *const check_names[C_COUNT] = {
+    "std verify .bin", "final verify .final.bin", "std deserialize + print == .txt",
+    "final deserialize + print == .txt", "std size + serialize == .bin",
+    "final size + serialize == .final.bin", "default: fbe_init + pins, std == .bin",
+    "default: fbe_init + pins, final == .final.bin", "versioning: read + print == .txt",
+    "entry point symbols",
+};
+
+static unsigned passed[C_COUNT], failed[C_COUNT], skipped[C_COUNT];
+
+static void result(int check, bool ok, const char *where, const char *why)
+{
+    if (ok) {
+        passed[check]++;
+        return;
+    }
+    failed[check]++;
+    fprintf(stderr, "aot_check %s: FAIL %s: %s: %s\n", package, check_names[check], where, why);
+}
+
+/* ---- files ----------------------------------------------------------------------------- */
+
+static uint8_t *read_all(const char *rel, size_t *len)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", golden_dir, rel);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    uint8_t *buf = malloc(cap);
+    for (;;) {
+        if (!buf)
+            break;
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        cap *= 2;
+        uint8_t *b = realloc(buf, cap);
+        if (!b) {
+            free(buf);
+            buf = NULL;
+        }
+        buf = b;
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* The file of a manifest row ending with suffix (".bin" never matches ".final.bin",
+ * ".txt" neither ".src.txt" nor ".std_readback.txt"). */
+static const char *row_file(char files[][256], size_t count, const char *suffix)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (!ends_with(files[i], suffix))
+            continue;
+        if (strcmp(suffix, ".bin") == 0 && ends_with(files[i], ".final.bin"))
+            continue;
+        if (strcmp(suffix, ".txt") == 0 &&
+            (ends_with(files[i], ".src.txt") || ends_with(files[i], ".std_readback.txt")))
+            continue;
+        return files[i];
+    }
+    return NULL;
+}
+
+/* ---- helpers over the codec ---------------------------------------------------------- */
+
+static bool has(const fbe_type *t, fbe_model m, fbe_op op)
+{
+    return fbe_aot_has_op(t, m, op);
+}
+
+static void describe(char *out, size_t size, const char *what, fbe_status st,
+                     const fbe_verify_info *info)
+{
+    if (info && st != FBE_OK)
+        snprintf(out, size, "%s: %s at byte %zu%s%s%s%s", what, fbe_status_name(st), info->offset,
+                 info->type ? " in " : "", info->type ? info->type->full_name : "",
+                 info->field ? "." : "", info->field ? info->field->name : "");
+    else
+        snprintf(out, size, "%s: %s", what, fbe_status_name(st));
+}
+
+static bool same(const uint8_t *a, size_t na, const uint8_t *b, size_t nb, char *why, size_t size)
+{
+    if (na == nb && memcmp(a, b, na) == 0)
+        return true;
+    size_t i = 0;
+    while (i < na && i < nb && a[i] == b[i])
+        i++;
+    snprintf(why, size, "%zu bytes, expected %zu; first difference at byte %zu", nb, na, i);
+    return false;
+}
+
+static bool print_is(const fbe_ir_struct *ir, const void *v, const uint8_t *txt, size_t nt,
+                     char *why, size_t size)
+{
+    fbe_buffer b;
+    fbe_buffer_init(&b, NULL, NULL);
+    fbe_status st = fbe_print(ir, v, &b);
+    bool ok = st == FBE_OK && same(txt, nt, b.data, b.size, why, size);
+    if (st != FBE_OK)
+        snprintf(why, size, "fbe_print: %s", fbe_status_name(st));
+    fbe_buffer_free(&b);
+    return ok;
+}
+
+static bool encodes_to(const fbe_type *t, fbe_model m, const void *v, const uint8_t *want,
+                       size_t nw, char *why, size_t size)
+{
+    size_t n = fbe_size(t, m, v);
+    if (n != nw) {
+        snprintf(why, size, "size() = %zu, expected %zu", n, nw);
+        return false;
+    }
+    fbe_buffer b;
+    fbe_buffer_init(&b, NULL, NULL);
+    fbe_status st = fbe_serialize(t, m, v, &b);
+    bool ok = st == FBE_OK && same(want, nw, b.data, b.size, why, size);
+    if (st != FBE_OK)
+        snprintf(why, size, "serialize: %s", fbe_status_name(st));
+    fbe_buffer_free(&b);
+    return ok;
+}
+
+typedef struct decoded {
+    fbe_arena arena;
+    void *value;
+    bool ok;
+} decoded;
+
+static void decode(decoded *d, const fbe_type *t, fbe_model m, const uint8_t *data, size_t n,
+                   char *why, size_t size)
+{
+    fbe_arena_init(&d->arena, NULL, NULL);
+    d->value = calloc(1, t->ir->host_size ? t->ir->host_size : 1);
+    fbe_decode_options o = {.arena = &d->arena};
+    size_t consumed = 0;
+    fbe_status st = fbe_deserialize(t, m, data, n, d->value, &o, &consumed);
+    d->ok = st == FBE_OK && consumed == n;
+    if (st != FBE_OK)
+        describe(why, size, "deserialize", st, NULL);
+    else if (consumed != n)
+        snprintf(why, size, "consumed %zu of %zu bytes", consumed, n);
+}
+
+static void decoded_free(decoded *d)
+{
+    fbe_arena_free(&d->arena);
+    free(d->value);
+}
+
+/* ---- pinned non-deterministic defaults (golden README, "Determinism") --------------- */
+
+static const uint64_t pin_timestamp = UINT64_C(1543145597933463000);
+static fbe_uuid pin_uuid;
+
+static void pin_type(const fbe_ir_type *t, uint8_t *p);
+
+static void pin_struct(const fbe_ir_struct *st, uint8_t *v)
+{
+    for (size_t i = 0; i < st->field_count; i++) {
+        const fbe_ir_field *f = &st->fields[i];
+        uint8_t *fp = v + f->host_offset;
+        const char *owner = f->owner ? f->owner->full_name : st->full_name;
+        if (strcmp(owner, "test.StructSimple") == 0 && strcmp(f->name, "f35") == 0)
+            memcpy(fp, &pin_timestamp, 8);
+        else if (strcmp(owner, "test.StructSimple") == 0 && strcmp(f->name, "f37") == 0)
+            memcpy(fp, &pin_uuid, 16);
+        else if (strcmp(owner, "test.StructOptional") == 0 && strcmp(f->name, "f149") == 0) {
+            if (fp[0])
+                memcpy(fp + f->type->host_value_offset, &pin_timestamp, 8);
+        } else
+            pin_type(f->type, fp);
+    }
+}
+
+static void pin_type(const fbe_ir_type *t, uint8_t *p)
+{
+    if (t->kind == FBE_IR_STRUCT) {
+        pin_struct(t->struct_type, p);
+    } else if (t->kind == FBE_IR_OPTIONAL && t->elem->kind == FBE_IR_STRUCT) {
+        uint8_t *q;
+        memcpy(&q, p, sizeof q);
+        if (q)
+            pin_struct(t->elem->struct_type, q);
+    } else if (t->kind == FBE_IR_OPTIONAL) {
+        if (p[0])
+            pin_type(t->elem, p + t->host_value_offset);
+    } else if (t->kind == FBE_IR_ARRAY) {
+        for (uint32_t i = 0; i < t->array_len; i++)
+            pin_type(t->elem, p + (size_t)i * t->elem->host_size);
+    }
+    /* Collections are empty in default values. */
+}
+
+/* ---- one case -------------------------------------------------------------------------- */
+
+static void check_case(const fbe_codec *codec, const char *type, const char *name,
+                       char files[][256], size_t nfiles)
+{
+    char where[256], why[512], full[160];
+    snprintf(where, sizeof where, "%s.%s/%s", package, type, name);
+    snprintf(full, sizeof full, "%s.%s", package, type);
+    const fbe_type *t = fbe_codec_type(codec, full);
+    const char *fb = row_file(files, nfiles, ".bin"), *ff = row_file(files, nfiles, ".final.bin"),
+               *ft = row_file(files, nfiles, ".txt");
+    size_t nb = 0, nf = 0, nt = 0;
+    uint8_t *bin = fb ? read_all(fb, &nb) : NULL, *fin = ff ? read_all(ff, &nf) : NULL,
+            *txt = ft ? read_all(ft, &nt) : NULL;
+    if (!t || !bin || !fin || !txt) {
+        result(C_STD_VERIFY, false, where, !t ? "no such type in the codec" : "missing file");
+        goto out;
+    }
+
+    fbe_verify_info info;
+    fbe_status st;
+    if (has(t, FBE_STANDARD, FBE_OP_VERIFY)) {
+        st = fbe_verify(t, FBE_STANDARD, bin, nb, &info);
+        describe(why, sizeof why, "verify", st, &info);
+        result(C_STD_VERIFY, st == FBE_OK, where, why);
+    } else {
+        skipped[C_STD_VERIFY]++;
+    }
+    if (has(t, FBE_FINAL, FBE_OP_VERIFY)) {
+        st = fbe_verify(t, FBE_FINAL, fin, nf, &info);
+        describe(why, sizeof why, "verify", st, &info);
+        result(C_FINAL_VERIFY, st == FBE_OK, where, why);
+    } else {
+        skipped[C_FINAL_VERIFY]++;
+    }
+
+    /* A value to re-encode: decoded from either model. */
+    decoded ds = {0}, df = {0};
+    if (has(t, FBE_STANDARD, FBE_OP_DESERIALIZE)) {
+        decode(&ds, t, FBE_STANDARD, bin, nb, why, sizeof why);
+        if (ds.ok)
+            ds.ok = print_is(t->ir, ds.value, txt, nt, why, sizeof why);
+        result(C_STD_READ, ds.ok, where, why);
+    } else {
+        skipped[C_STD_READ]++;
+    }
+    if (has(t, FBE_FINAL, FBE_OP_DESERIALIZE)) {
+        decode(&df, t, FBE_FINAL, fin, nf, why, sizeof why);
+        if (df.ok)
+            df.ok = print_is(t->ir, df.value, txt, nt, why, sizeof why);
+        result(C_FINAL_READ, df.ok, where, why);
+    } else {
+        skipped[C_FINAL_READ]++;
+    }
+    const void *v = ds.ok ? ds.value : df.ok ? df.value : NULL;
+    for (int m = 0; m < 2; m++) {
+        int check = m == 0 ? C_STD_WRITE : C_FINAL_WRITE;
+        if (!v || !has(t, (fbe_model)m, FBE_OP_SIZE) || !has(t, (fbe_model)m, FBE_OP_SERIALIZE)) {
+            skipped[check]++;
+            continue;
+        }
+        /* Both decoded values must re-encode to the same bytes. */
+        bool ok = encodes_to(t, (fbe_model)m, v, m == 0 ? bin : fin, m == 0 ? nb : nf, why,
+                             sizeof why);
+        if (ok && ds.ok && df.ok)
+            ok = encodes_to(t, (fbe_model)m, df.value, m == 0 ? bin : fin, m == 0 ? nb : nf, why,
+                            sizeof why);
+        result(check, ok, where, why);
+    }
+    if (ds.value)
+        decoded_free(&ds);
+    if (df.value)
+        decoded_free(&df);
+
+    if (strcmp(name, "default") == 0) {
+        uint8_t *dv = calloc(1, t->ir->host_size ? t->ir->host_size : 1);
+        fbe_init(t->ir, dv);
+        pin_struct(t->ir, dv);
+        for (int m = 0; m < 2; m++) {
+            int check = m == 0 ? C_DEF_STD : C_DEF_FINAL;
+            if (!has(t, (fbe_model)m, FBE_OP_SIZE) || !has(t, (fbe_model)m, FBE_OP_SERIALIZE)) {
+                skipped[check]++;
+                continue;
+            }
+            result(check,
+                   encodes_to(t, (fbe_model)m, dv, m == 0 ? bin : fin, m == 0 ? nb : nf, why,
+                              sizeof why),
+                   where, why);
+        }
+        free(dv);
+    }
+out:
+    free(bin);
+    free(fin);
+    free(txt);
+}
+
+/* versioning/<from>_to_<to>_<Type>_<case>: bytes of the other package, read here. */
+static void check_versioning(const fbe_codec *codec, const char *type, const char *name,
+                             char files[][256], size_t nfiles)
+{
+    char where[256], why[512], full[160];
+    snprintf(where, sizeof where, "versioning/%s", name);
+    snprintf(full, sizeof full, "%s.%s", package, type);
+    const fbe_type *t = fbe_codec_type(codec, full);
+    const char *fb = row_file(files, nfiles, ".bin"), *ft = row_file(files, nfiles, ".txt");
+    size_t nb = 0, nt = 0;
+    uint8_t *bin = fb ? read_all(fb, &nb) : NULL, *txt = ft ? read_all(ft, &nt) : NULL;
+    if (!t || !bin || !txt) {
+        result(C_VERSIONING, false, where, !t ? "no such type in the codec" : "missing file");
+    } else if (!has(t, FBE_STANDARD, FBE_OP_DESERIALIZE)) {
+        skipped[C_VERSIONING]++;
+    } else {
+        decoded d = {0};
+        decode(&d, t, FBE_STANDARD, bin, nb, why, sizeof why);
+        if (d.ok)
+            d.ok = print_is(t->ir, d.value, txt, nt, why, sizeof why);
+        result(C_VERSIONING, d.ok, where, why);
+        decoded_free(&d);
+    }
+    free(bin);
+    free(txt);
+}
+
+/* The exported symbols are the image's entry points, and the generated header's
+ * host struct is the IR's. */
+static void check_direct(const fbe_codec *codec)
+{
+    char full[160], why[512];
+    snprintf(full, sizeof full, "%s.%s", package, STR(AOT_TYPE));
+    const fbe_type *t = fbe_codec_type(codec, full);
+    if (!t) {
+        result(C_DIRECT, false, full, "no such type");
+        return;
+    }
+    const fbe_aot_type *at = NULL;
+    for (size_t i = 0; i < IMAGE.type_count; i++)
+        if (IMAGE.types[i].ir == t->ir)
+            at = &IMAGE.types[i];
+    result(C_DIRECT, at != NULL, full, "not in the image's type table");
+    result(C_DIRECT, sizeof(HOST_TYPE) == t->ir->host_size, full, "sizeof != IR host_size");
+    if (!at)
+        return;
+    result(C_DIRECT, at->ops[0].size == ENTRY(std, size) && at->ops[0].serialize == ENTRY(std, serialize),
+           full, "exported std entry points differ from the image's");
+#ifdef AOT_ALL_OPS
+    result(C_DIRECT,
+           at->ops[0].verify == ENTRY(std, verify) && at->ops[0].deserialize == ENTRY(std, deserialize) &&
+               at->ops[1].size == ENTRY(final, size) && at->ops[1].serialize == ENTRY(final, serialize) &&
+               at->ops[1].verify == ENTRY(final, verify) &&
+               at->ops[1].deserialize == ENTRY(final, deserialize),
+           full, "exported entry points differ from the image's");
+#endif
+    /* The header's init and the image's defaults give the same bytes. */
+    HOST_TYPE h;
+    HOST_INIT(&h);
+    void *r = calloc(1, t->ir->host_size);
+    fbe_init(t->ir, r);
+    fbe_buffer a, b;
+    fbe_buffer_init(&a, NULL, NULL);
+    fbe_buffer_init(&b, NULL, NULL);
+    fbe_status s1 = ENTRY(std, serialize)(t, &h, &a);
+    fbe_status s2 = fbe_serialize(t, FBE_STANDARD, r, &b);
+    bool ok = s1 == FBE_OK && s2 == FBE_OK && same(b.data, b.size, a.data, a.size, why, sizeof why);
+    if (s1 != FBE_OK || s2 != FBE_OK)
+        snprintf(why, sizeof why, "serialize: %s / %s", fbe_status_name(s1), fbe_status_name(s2));
+    result(C_DIRECT, ok, full, why);
+    result(C_DIRECT, ENTRY(std, size)(t, &h) == a.size, full, "direct size() != serialized size");
+    fbe_buffer_free(&a);
+    fbe_buffer_free(&b);
+    free(r);
+}
+
+/* Copies the next tab-separated field of *p. */
+static void next_field(char **p, char *out, size_t size)
+{
+    char *s = *p;
+    size_t n = strcspn(s, "\t");
+    snprintf(out, size, "%.*s", (int)n, s);
+    *p = s[n] ? s + n + 1 : s + n;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s GOLDEN_DIR\n", argv[0]);
+        return 2;
+    }
+    golden_dir = argv[1];
+    fbe_uuid_parse("e7854072-f0a5-11e8-8f69-ac220bcdd8e0", 36, &pin_uuid);
+
+    fbe_status st = FBE_OK;
+    fbe_codec *codec = CREATE(&st);
+    if (!codec) {
+        fprintf(stderr, "aot_check %s: codec creation failed: %s\n", package, fbe_status_name(st));
+        return 1;
+    }
+    int bad = 0;
+    if (fbe_codec_backend(codec) != FBE_BACKEND_AOT || fbe_aot_codec_image(codec) != &IMAGE ||
+        strcmp(IMAGE.root->name, package) != 0) {
+        fprintf(stderr, "aot_check %s: not an AOT codec of this image\n", package);
+        bad = 1;
+    }
+    /* Ops the object lacks, as the codec reports them. */
+    static const char *const op_names[4] = {"size", "serialize", "verify", "deserialize"};
+    for (int m = 0; m < 2; m++)
+        for (int op = 0; op < 4; op++) {
+            size_t without = 0;
+            for (size_t i = 0; i < IMAGE.type_count; i++)
+                if (!fbe_aot_has_op(fbe_codec_type_of(codec, IMAGE.types[i].ir), (fbe_model)m,
+                                    (fbe_op)op))
+                    without++;
+            if (without)
+                printf("aot_check %s: no native %s %s in %zu of %zu types: skipped\n", package,
+                       m == 0 ? "std" : "final", op_names[op], without, IMAGE.type_count);
+        }
+    check_direct(codec);
+
+    size_t len = 0;
+    char *manifest = (char *)read_all("MANIFEST.tsv", &len);
+    if (!manifest) {
+        fprintf(stderr, "aot_check: cannot read %s/MANIFEST.tsv\n", golden_dir);
+        return 1;
+    }
+    manifest = realloc(manifest, len + 1);
+    manifest[len] = 0;
+    size_t rows = 0;
+    for (char *line = manifest, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
+        if (line[0] == '#' || !line[0])
+            continue;
+        char schema[128], pkg[128], type[128], name[256], filelist[2048];
+        char *p = line;
+        next_field(&p, schema, sizeof schema);
+        next_field(&p, pkg, sizeof pkg);
+        next_field(&p, type, sizeof type);
+        next_field(&p, name, sizeof name);
+        next_field(&p, filelist, sizeof filelist);
+        char files[8][256];
+        size_t nfiles = 0;
+        for (char *f = strtok(filelist, ","); f && nfiles < 8; f = strtok(NULL, ","))
+            snprintf(files[nfiles++], sizeof files[0], "%s", f);
+        const char *arrow = strchr(pkg, '>');
+        if (strcmp(type, "protocol") == 0) {
+            continue;
+        } else if (!arrow && strcmp(pkg, package) == 0) {
+            check_case(codec, type, name, files, nfiles);
+            rows++;
+        } else if (arrow && strcmp(arrow + 1, package) == 0) {
+            check_versioning(codec, type, name, files, nfiles);
+            rows++;
+        }
+    }
+    free(manifest);
+    fbe_codec_free(codec);
+
+    unsigned total_failed = 0;
+    printf("aot_check %s: %zu golden rows\n", package, rows);
+    for (int c = 0; c < C_COUNT; c++) {
+        printf("  %-48s %u passed, %u failed, %u skipped\n", check_names[c], passed[c], failed[c],
+               skipped[c]);
+        total_failed += failed[c];
+    }
+    return bad || total_failed ? 1 : 0;
+}

@@ -1,0 +1,521 @@
+/* Lifecycle of JIT codecs: repeated compile/use/free (run under LeakSanitizer in
+ * the sanitizer build), several codecs alive at once, concurrent compilation
+ * from several threads, target CPU options (baseline and invalid names),
+ * require_native, fbe_jit_codec_stats() and the object cache (cache_dir).
+ *
+ * "Use" always means: random values (tests/value_gen.c) serialized by the JIT
+ * codec and the interpreter in both models must give identical bytes, and the
+ * JIT's own deserialize must give a value that re-serializes to them. */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_util.h"
+#include "value_gen.h"
+
+#include "fbe/codec.h"
+#include "fbe/jit.h"
+
+/* ---- using a codec --------------------------------------------------------------------- */
+
+/* Checks `values` random values of every struct of `schema` (seeds from `seed`):
+ * jit and interp bytes identical in both models, the jit's decode re-serializes
+ * to them. Returns the number of mismatches; writes the first one to msg. Uses
+ * no cmocka assertion, so threads may call it. */
+static unsigned long exercise(const fbe_schema *schema, const fbe_codec *jit, const fbe_codec *interp,
+                              unsigned values, uint64_t seed, char *msg, size_t msg_size)
+{
+    unsigned long bad = 0;
+    fbe_arena gen, dec;
+    fbe_arena_init(&gen, NULL, NULL);
+    fbe_arena_init(&dec, NULL, NULL);
+    fbe_buffer bi, bj, re;
+    fbe_buffer_init(&bi, NULL, NULL);
+    fbe_buffer_init(&bj, NULL, NULL);
+    fbe_buffer_init(&re, NULL, NULL);
+    if (msg_size)
+        msg[0] = 0;
+    for (size_t p = 0; p < fbe_schema_package_count(schema); p++) {
+        const fbe_ir_package *pkg = fbe_schema_package(schema, p);
+        for (size_t k = 0; k < pkg->struct_count; k++) {
+            const fbe_ir_struct *ir = pkg->structs[k];
+            const fbe_type *ti = fbe_codec_type_of(interp, ir), *tj = fbe_codec_type_of(jit, ir);
+            size_t cap = (ir->host_size + 15) / 16 * 16;
+            uint8_t *value = aligned_alloc(16, cap), *out = aligned_alloc(16, cap);
+            if (!ti || !tj || !value || !out) {
+                bad++;
+                snprintf(msg, msg_size, "%s: no type or no memory", ir->full_name);
+                free(value);
+                free(out);
+                continue;
+            }
+            for (unsigned i = 0; i < values; i++) {
+                uint64_t s = seed + i * UINT64_C(0x9E3779B97F4A7C15) + k;
+                uint64_t value_seed = s;
+                fbe_arena_reset(&gen);
+                gen_value(ir, value, &gen, &s, 0);
+                for (int m = 0; m < 2; m++) {
+                    fbe_buffer_clear(&bi);
+                    fbe_buffer_clear(&bj);
+                    fbe_buffer_clear(&re);
+                    fbe_arena_reset(&dec);
+                    const char *what = NULL;
+                    fbe_decode_options o = {.arena = &dec};
+                    if (fbe_serialize(ti, (fbe_model)m, value, &bi) != FBE_OK ||
+                        fbe_serialize(tj, (fbe_model)m, value, &bj) != FBE_OK)
+                        what = "serialize failed";
+                    else if (fbe_size(tj, (fbe_model)m, value) != bj.size)
+                        what = "size differs from serialized size";
+                    else if (bi.size != bj.size || memcmp(bi.data, bj.data, bi.size) != 0)
+                        what = "interp and jit bytes differ";
+                    else if (fbe_verify(tj, (fbe_model)m, bj.data, bj.size, NULL) != FBE_OK)
+                        what = "jit verify failed";
+                    else if (fbe_deserialize(tj, (fbe_model)m, bj.data, bj.size, out, &o, NULL) != FBE_OK)
+                        what = "jit deserialize failed";
+                    else if (fbe_serialize(ti, (fbe_model)m, out, &re) != FBE_OK || re.size != bj.size ||
+                             memcmp(re.data, bj.data, re.size) != 0)
+                        what = "jit-decoded value re-serializes differently";
+                    if (what) {
+                        if (!bad++)
+                            snprintf(msg, msg_size, "%s %s seed=0x%016" PRIx64 ": %s", ir->full_name,
+                                     m ? "final" : "std", value_seed, what);
+                    }
+                }
+            }
+            free(value);
+            free(out);
+        }
+    }
+    fbe_buffer_free(&bi);
+    fbe_buffer_free(&bj);
+    fbe_buffer_free(&re);
+    fbe_arena_free(&gen);
+    fbe_arena_free(&dec);
+    return bad;
+}
+
+static void assert_exercise(const fbe_schema *schema, const fbe_codec *jit, unsigned values,
+                            uint64_t seed)
+{
+    fbe_codec *interp = fbe_interp_create(schema, NULL, NULL);
+    assert_non_null(interp);
+    char msg[512];
+    unsigned long bad = exercise(schema, jit, interp, values, seed, msg, sizeof msg);
+    fbe_codec_free(interp);
+    if (bad)
+        fail_msg("%lu mismatches; first: %s", bad, msg);
+}
+
+static fbe_codec *compile_native(const fbe_schema *schema, const fbe_jit_options *opts)
+{
+    fbe_status st = FBE_UNKNOWN_TYPE;
+    fbe_codec *c = fbe_jit_compile(schema, opts, &st);
+    if (!c)
+        fail_msg("fbe_jit_compile failed: %s", fbe_status_name(st));
+    assert_int_equal(st, FBE_OK);
+    if (fbe_jit_available())
+        assert_int_equal(fbe_codec_backend(c), FBE_BACKEND_JIT);
+    return c;
+}
+
+/* ---- tests ------------------------------------------------------------------------------ */
+
+/* 20 x load, compile, use, free (leaks are LeakSanitizer's job in the sanitizer
+ * build): proto and enums alternately, to keep the compile time reasonable. */
+static void test_compile_free_cycles(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 20; round++) {
+        fbe_schema *schema = load_golden(round % 2 ? "enums" : "proto");
+        fbe_codec *c = compile_native(schema, &(fbe_jit_options){.require_native = fbe_jit_available()});
+        assert_exercise(schema, c, 5, (uint64_t)round + 1);
+        fbe_codec_free(c);
+        fbe_schema_free(schema);
+    }
+    /* One schema, several codecs compiled from it in turn. */
+    fbe_schema *schema = load_golden("proto");
+    for (int round = 0; round < 3; round++) {
+        fbe_codec *c = compile_native(schema, NULL);
+        assert_exercise(schema, c, 2, (uint64_t)round + 100);
+        fbe_codec_free(c);
+    }
+    fbe_schema_free(schema);
+}
+
+/* Several codecs alive at once, used interleaved, freed in another order. */
+static void test_many_alive(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"proto", "protoex", "enums", "proto", "enums", "protoex"};
+    enum { N = sizeof names / sizeof names[0] };
+    fbe_schema *schema[N];
+    fbe_codec *codec[N];
+    for (int i = 0; i < N; i++) {
+        schema[i] = load_golden(names[i]);
+        codec[i] = compile_native(schema[i], &(fbe_jit_options){.opt_level = 1 + i % 3});
+    }
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < N; i++)
+            assert_exercise(schema[i], codec[i], 3, (uint64_t)(round * N + i) + 7);
+    static const int order[N] = {3, 0, 5, 1, 4, 2};
+    for (int i = 0; i < N; i++) {
+        fbe_codec_free(codec[order[i]]);
+        codec[order[i]] = NULL;
+        /* the others keep working */
+        for (int j = 0; j < N; j++)
+            if (codec[j] && j % 2 == i % 2)
+                assert_exercise(schema[j], codec[j], 1, (uint64_t)(i * N + j) + 1000);
+    }
+    for (int i = 0; i < N; i++)
+        fbe_schema_free(schema[i]);
+}
+
+/* ---- threads ----------------------------------------------------------------------------- */
+
+#define ROUNDS 2
+
+typedef struct worker {
+    const fbe_schema *schema[2]; /* shared, read-only: one per round */
+    int id;
+    unsigned long bad;
+    unsigned long compiled, native;
+    char msg[512];
+} worker;
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    for (int round = 0; round < ROUNDS; round++) {
+        fbe_status st = FBE_UNKNOWN_TYPE;
+        const fbe_schema *schema = w->schema[round % 2];
+        fbe_codec *jit = fbe_jit_compile(schema, &(fbe_jit_options){.require_native = false}, &st);
+        fbe_codec *interp = fbe_interp_create(schema, NULL, NULL);
+        if (!jit || !interp || st != FBE_OK) {
+            w->bad++;
+            snprintf(w->msg, sizeof w->msg, "thread %d round %d: compile failed (%s)", w->id, round,
+                     fbe_status_name(st));
+        } else {
+            w->compiled++;
+            w->native += fbe_codec_backend(jit) == FBE_BACKEND_JIT;
+            char msg[400];
+            unsigned long bad = exercise(schema, jit, interp, 4,
+                                         (uint64_t)(w->id * 100 + round) + 1, msg, sizeof msg);
+            if (bad && !w->bad)
+                snprintf(w->msg, sizeof w->msg, "thread %d round %d: %s", w->id, round, msg);
+            w->bad += bad;
+        }
+        if (jit)
+            fbe_codec_free(jit);
+        if (interp)
+            fbe_codec_free(interp);
+    }
+    return NULL;
+}
+
+static void test_threads(void **state)
+{
+    (void)state;
+    enum { THREADS = 4 };
+    fbe_schema *proto = load_golden("proto"), *enums = load_golden("enums");
+    pthread_t th[THREADS];
+    worker w[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        memset(&w[i], 0, sizeof w[i]);
+        w[i].schema[0] = proto;
+        w[i].schema[1] = enums;
+        w[i].id = i;
+        assert_int_equal(pthread_create(&th[i], NULL, worker_main, &w[i]), 0);
+    }
+    unsigned long bad = 0, native = 0, compiled = 0;
+    for (int i = 0; i < THREADS; i++) {
+        assert_int_equal(pthread_join(th[i], NULL), 0);
+        if (w[i].bad)
+            print_error("%s\n", w[i].msg);
+        bad += w[i].bad;
+        native += w[i].native;
+        compiled += w[i].compiled;
+    }
+    print_message("threads: %d threads x %d compilations: %lu compiled, %lu native, %lu mismatches\n",
+                  THREADS, ROUNDS, compiled, native, bad);
+    assert_int_equal(bad, 0);
+    assert_int_equal(compiled, THREADS * ROUNDS);
+    if (fbe_jit_available())
+        assert_int_equal(native, THREADS * ROUNDS);
+    fbe_schema_free(proto);
+    fbe_schema_free(enums);
+}
+
+/* ---- target CPU --------------------------------------------------------------------------- */
+
+static void test_cpu_baseline(void **state)
+{
+    (void)state;
+#if defined(__x86_64__)
+    fbe_schema *schema = load_golden("proto");
+    fbe_codec *c = compile_native(schema, &(fbe_jit_options){.cpu = "x86-64", .require_native =
+                                                                                    fbe_jit_available()});
+    assert_exercise(schema, c, 20, 42);
+    fbe_codec_free(c);
+    /* explicit features on top of the baseline */
+    c = compile_native(schema, &(fbe_jit_options){.cpu = "x86-64", .features = "+sse4.2,+popcnt"});
+    assert_exercise(schema, c, 5, 43);
+    fbe_codec_free(c);
+    fbe_schema_free(schema);
+#else
+    skip();
+#endif
+}
+
+/* One compilation with unusual target options, run in a child process so that a
+ * crash (an LLVM fatal error aborts) is reported instead of ending the test
+ * program. The child describes the outcome on a pipe. */
+static void probe_options(const char *label, const fbe_jit_options *opts, bool *crashed,
+                          fbe_backend *backend, bool *null_result)
+{
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fd[0]);
+        char out[600];
+        fbe_schema *schema = fbe_schema_load(shared_path("golden/schemas/proto.fbe"), NULL, NULL);
+        fbe_status st = FBE_UNKNOWN_TYPE;
+        fbe_codec *c = schema ? fbe_jit_compile(schema, opts, &st) : NULL;
+        if (!c) {
+            snprintf(out, sizeof out, "N %s", fbe_status_name(st));
+        } else {
+            fbe_codec *interp = fbe_interp_create(schema, NULL, NULL);
+            char msg[400];
+            unsigned long bad = exercise(schema, c, interp, 10, 5, msg, sizeof msg);
+            snprintf(out, sizeof out, "%c %s %lu %s", fbe_codec_backend(c) == FBE_BACKEND_JIT ? 'J' : 'I',
+                     fbe_status_name(st), bad, bad ? msg : "");
+        }
+        ssize_t w = write(fd[1], out, strlen(out));
+        _exit(w > 0 ? 0 : 3);
+    }
+    close(fd[1]);
+    char buf[600];
+    size_t len = 0;
+    ssize_t n;
+    while (len < sizeof buf - 1 && (n = read(fd[0], buf + len, sizeof buf - 1 - len)) > 0)
+        len += (size_t)n;
+    buf[len] = 0;
+    close(fd[0]);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    *crashed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    *null_result = false;
+    *backend = FBE_BACKEND_INTERP;
+    if (*crashed) {
+        print_error("%s: the process died (%s %d): fbe_jit_compile must not crash\n", label,
+                    WIFSIGNALED(status) ? "signal" : "exit status",
+                    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        return;
+    }
+    print_message("%s: %s\n", label,
+                  buf[0] == 'N' ? "NULL result" : buf[0] == 'J' ? "JIT codec" : "interpreter codec");
+    if (buf[0] == 'N') {
+        *null_result = true;
+        /* a failure must be reported, not OK */
+        if (strcmp(buf + 2, "OK") == 0)
+            fail_msg("%s: NULL codec with status OK", label);
+        return;
+    }
+    *backend = buf[0] == 'J' ? FBE_BACKEND_JIT : FBE_BACKEND_INTERP;
+    char st_name[64];
+    unsigned long bad = 0;
+    if (sscanf(buf + 2, "%63s %lu", st_name, &bad) != 2)
+        fail_msg("%s: unexpected child report \"%s\"", label, buf);
+    if (strcmp(st_name, "OK") != 0)
+        fail_msg("%s: codec returned with status %s", label, st_name);
+    if (bad)
+        fail_msg("%s: the codec gives wrong results: %s", label, buf);
+}
+
+/* An unknown CPU name must not crash: either the JIT accepts it (LLVM ignores
+ * unknown CPUs with a warning) and the code works, or compilation fails and the
+ * result is an interpreter codec / require_native fails cleanly. */
+static void test_cpu_invalid(void **state)
+{
+    (void)state;
+    bool crashed[3], null_result[3];
+    fbe_backend backend[3];
+    probe_options("cpu=\"no-such-cpu-9000\"", &(fbe_jit_options){.cpu = "no-such-cpu-9000"},
+                  &crashed[0], &backend[0], &null_result[0]);
+    probe_options("cpu=\"no-such-cpu-9000\", require_native",
+                  &(fbe_jit_options){.cpu = "no-such-cpu-9000", .require_native = true}, &crashed[1],
+                  &backend[1], &null_result[1]);
+    probe_options("features=\"+no-such-feature\"", &(fbe_jit_options){.features = "+no-such-feature"},
+                  &crashed[2], &backend[2], &null_result[2]);
+    assert_false(crashed[0] || crashed[1] || crashed[2]);
+    /* without require_native there is always a codec */
+    assert_false(null_result[0]);
+    assert_false(null_result[2]);
+    /* consistent: require_native fails exactly when the plain call fell back */
+    assert_true(null_result[1] == (backend[0] == FBE_BACKEND_INTERP));
+}
+
+/* ---- require_native, options, stats ------------------------------------------------------------ */
+
+static void test_require_native(void **state)
+{
+    (void)state;
+    fbe_schema *schema = load_golden("proto");
+    fbe_status st = FBE_UNKNOWN_TYPE;
+    fbe_codec *c = fbe_jit_compile(schema, &(fbe_jit_options){.require_native = true}, &st);
+    if (fbe_jit_available()) {
+        assert_non_null(c);
+        assert_int_equal(st, FBE_OK);
+        assert_int_equal(fbe_codec_backend(c), FBE_BACKEND_JIT);
+        assert_string_equal(fbe_backend_name(fbe_codec_backend(c)),
+                            fbe_backend_name(FBE_BACKEND_JIT));
+        fbe_codec_free(c);
+    } else {
+        assert_null(c);
+        assert_int_not_equal(st, FBE_OK);
+    }
+    /* NULL options: defaults, never NULL */
+    fbe_schema *small = load_golden("enums");
+    st = FBE_UNKNOWN_TYPE;
+    c = fbe_jit_compile(small, NULL, &st);
+    assert_non_null(c);
+    assert_int_equal(st, FBE_OK);
+    assert_int_equal(fbe_codec_backend(c),
+                     fbe_jit_available() ? FBE_BACKEND_JIT : FBE_BACKEND_INTERP);
+    assert_int_equal(fbe_codec_max_depth(c), FBE_DEFAULT_MAX_DEPTH);
+    fbe_codec_free(c);
+    /* NULL status pointer is allowed */
+    c = fbe_jit_compile(small, &(fbe_jit_options){.max_depth = 7}, NULL);
+    assert_non_null(c);
+    assert_int_equal(fbe_codec_max_depth(c), 7);
+    fbe_codec_free(c);
+    fbe_schema_free(small);
+    /* every optimization level gives the same bytes */
+    for (int level = 1; level <= 3; level++) {
+        c = compile_native(schema, &(fbe_jit_options){.opt_level = level});
+        assert_exercise(schema, c, 3, (uint64_t)level + 77);
+        fbe_codec_free(c);
+    }
+    fbe_schema_free(schema);
+}
+
+static void test_stats(void **state)
+{
+    (void)state;
+    /* (test.fbe is left out: compiling it takes far longer than the others, and
+     * test_jit_random compiles it anyway) */
+    static const char *const names[] = {"enums", "proto", "protoex"};
+    for (size_t n = 0; n < 3; n++) {
+        fbe_schema *schema = load_golden(names[n]);
+        size_t types = 0;
+        for (size_t p = 0; p < fbe_schema_package_count(schema); p++)
+            types += fbe_schema_package(schema, p)->struct_count;
+        fbe_codec *c = compile_native(schema, NULL);
+        fbe_jit_stats s = fbe_jit_codec_stats(c);
+        print_message("%s: %zu types, %zu native functions, lower %.2f ms, optimize %.2f ms, "
+                      "codegen %.2f ms\n",
+                      names[n], types, s.functions, s.lower_ms, s.optimize_ms, s.codegen_ms);
+        if (fbe_jit_available()) {
+            assert_true(s.lower_ms > 0);
+            assert_true(s.optimize_ms > 0);
+            assert_true(s.codegen_ms > 0);
+            assert_true(s.functions > 0);
+            /* at most 2 models x 4 operations per type */
+            assert_true(s.functions <= types * 8);
+            /* at least standard size and serialize for every type */
+            assert_true(s.functions >= types * 2);
+            assert_true(s.lower_ms < 600000 && s.optimize_ms < 600000 && s.codegen_ms < 600000);
+        }
+        fbe_codec_free(c);
+        /* other backends: zeros */
+        fbe_codec *i = fbe_interp_create(schema, NULL, NULL);
+        assert_non_null(i);
+        fbe_jit_stats z = fbe_jit_codec_stats(i);
+        assert_true(z.lower_ms == 0 && z.optimize_ms == 0 && z.codegen_ms == 0 && z.functions == 0);
+        fbe_codec_free(i);
+        fbe_schema_free(schema);
+    }
+}
+
+/* The object cache (fbe_jit_options.cache_dir): a second compilation of the same
+ * schema loads the object instead of compiling, and the codec works the same;
+ * both codecs alive at once, then freed (no leaks). */
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *ent;
+    char path[1024];
+    while ((ent = readdir(d)) != NULL) {
+        if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+        if (unlink(path) != 0)
+            remove_tree(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static void test_cache_dir(void **state)
+{
+    (void)state;
+    if (!fbe_jit_available())
+        skip();
+    char dir[] = "/tmp/fbe-lifecycle-cache-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char cache[64];
+    snprintf(cache, sizeof cache, "%s/objects", dir); /* created on demand */
+    fbe_schema *schema = load_golden("proto");
+    fbe_codec *a = compile_native(schema, &(fbe_jit_options){.cache_dir = cache, .require_native = true});
+    fbe_jit_stats sa = fbe_jit_codec_stats(a);
+    fbe_codec *b = compile_native(schema, &(fbe_jit_options){.cache_dir = cache, .require_native = true});
+    fbe_jit_stats sb = fbe_jit_codec_stats(b);
+    print_message("cache: first %s (%zu functions, %.1f ms), second %s (%zu functions, %.1f ms)\n",
+                  sa.cached ? "cached" : "compiled", sa.functions,
+                  sa.lower_ms + sa.optimize_ms + sa.codegen_ms, sb.cached ? "cached" : "compiled",
+                  sb.functions, sb.lower_ms + sb.optimize_ms + sb.codegen_ms);
+    assert_false(sa.cached);
+    assert_true(sb.cached);
+    assert_int_equal(sa.functions, sb.functions);
+    assert_exercise(schema, a, 5, 901);
+    assert_exercise(schema, b, 5, 902);
+    fbe_codec_free(a);
+    assert_exercise(schema, b, 2, 903);
+    fbe_codec_free(b);
+    /* another schema with the same cache: a miss, then a hit */
+    fbe_schema *other = load_golden("enums");
+    for (int i = 0; i < 2; i++) {
+        fbe_codec *c = compile_native(other, &(fbe_jit_options){.cache_dir = cache});
+        assert_true(fbe_jit_codec_stats(c).cached == (i == 1));
+        assert_exercise(other, c, 5, 904 + (uint64_t)i);
+        fbe_codec_free(c);
+    }
+    fbe_schema_free(other);
+    fbe_schema_free(schema);
+    remove_tree(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_compile_free_cycles),
+        cmocka_unit_test(test_many_alive),
+        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_cpu_baseline),
+        cmocka_unit_test(test_cpu_invalid),
+        cmocka_unit_test(test_require_native),
+        cmocka_unit_test(test_stats),
+        cmocka_unit_test(test_cache_dir),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

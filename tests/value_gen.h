@@ -1,0 +1,32 @@
+/* Random but valid host values of any struct, by reflection over the IR
+ * (docs/host-abi.md): used to compare backends on many values of every type.
+ *
+ * Deterministic: the same IR and the same *rng_state give the same value (and
+ * leave the same state behind). Every view (string, bytes, collection, optional
+ * struct) points into `arena`, so freeing or resetting the arena frees the value. */
+#ifndef FBE_TEST_VALUE_GEN_H
+#define FBE_TEST_VALUE_GEN_H
+
+#include <stdint.h>
+
+#include "fbe/arena.h"
+#include "fbe/ir.h"
+
+/* Nesting level from which optional structs are absent and collections empty,
+ * so generation terminates for recursive types. */
+#define GEN_MAX_DEPTH 3
+
+/* xorshift64*: never returns the same stream for a zero state (0 is replaced). */
+uint64_t gen_rand(uint64_t *rng_state);
+
+/* Fills *value (st->host_size bytes, host-aligned) with random data: integers
+ * (extremes and random bits), finite floats with +-0, subnormals and NaN bit
+ * patterns, decimals with a valid flags word (scale 0..28, sign bit), uuids,
+ * timestamps, strings and bytes of 0..40 random bytes, enums and flags of their
+ * base width, optionals present or absent, arrays, and collections of 0..4
+ * elements. bool and has_value bytes are 0 or 1; padding bytes are zero. `depth`
+ * is the nesting level of `value` (0 for a root). Allocation failure aborts. */
+void gen_value(const fbe_ir_struct *st, void *value, fbe_arena *arena, uint64_t *rng_state,
+               unsigned depth);
+
+#endif

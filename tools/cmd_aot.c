@@ -1,0 +1,327 @@
+/* fbec aot [-I DIR]... SCHEMA -o OUT.o [--header OUT.h] [--target TRIPLE] [--cpu NAME]:
+ * an object file with native code for every struct of the schema and its IR
+ * image, for programs that link fbe_runtime only (docs/aot.md). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fbe/jit.h"
+#include "gen_header.h"
+
+static const char usage[] =
+    "usage: fbec aot [-I DIR]... SCHEMA -o OUT.o [--header OUT.h] [--target TRIPLE]\n"
+    "                [--cpu NAME] [--features LIST] [-O LEVEL] [--max-depth N]\n"
+    "                [--require-native] [--stats]\n"
+    "\n"
+    "Compiles every struct of SCHEMA (and of the packages it imports) to native code\n"
+    "and writes one relocatable, position-independent object file. Link it with the\n"
+    "runtime library alone (libfbe_runtime.a -lm): no LLVM, no compiler, no\n"
+    "interpreter at run time. For package P the object exports\n"
+    "  fbe_codec *fbe_P_codec_create(fbe_status *status);   free with fbe_codec_free\n"
+    "  const fbe_aot_image fbe_P_aot_image;                 the schema IR + entry points\n"
+    "  fbe_<c_name>_<std|final>_<size|serialize|verify|deserialize>\n"
+    "                                     (the entry points of P's own structs)\n"
+    "See docs/aot.md and <fbe/aot.h>.\n"
+    "\n"
+    "options:\n"
+    "  -I DIR            also search DIR for imported schemas (repeatable)\n"
+    "  -o FILE           the object file to write (required)\n"
+    "  --header FILE     also write the C header of `fbec header`, followed by the\n"
+    "                    declarations of the object's symbols\n"
+    "  --target TRIPLE   target triple (default: this machine's); 64-bit little-endian\n"
+    "                    targets only (the host layout of values needs one)\n"
+    "  --cpu NAME        target CPU (default: the architecture's baseline, x86-64 on\n"
+    "                    x86-64, so the object runs on any machine of the target);\n"
+    "                    'native' = this machine's CPU and features\n"
+    "  --features LIST   extra CPU features, e.g. +sse4.2,+popcnt (default: none)\n"
+    "  -O LEVEL          optimization level 1..3 (default 2)\n"
+    "  --max-depth N     nesting limit compiled into verify/deserialize (default 64)\n"
+    "  --require-native  fail if an operation has no native lowering (by default\n"
+    "                    such entry points return FBE_UNSUPPORTED, with a note)\n"
+    "  --stats           print compile timings to standard error\n"
+    "  -h, --help        show this help\n"
+    "\n"
+    "exit status: 0 success, 1 schema or compile error, 2 usage error\n";
+
+typedef struct aot_args {
+    const char *header;
+    const char *target;
+    const char *cpu;
+    const char *features;
+    const char *opt;
+    const char *max_depth;
+    bool require_native;
+    bool stats;
+} aot_args;
+
+static int usage_error(const char *msg, const char *arg)
+{
+    fprintf(stderr, "fbec aot: %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
+    fputs("run 'fbec aot --help' for usage\n", stderr);
+    return FBEC_USAGE;
+}
+
+/* "--name VALUE" / "--name=VALUE" (and "-OVALUE" for -O). NULL if arg is not it;
+ * "" when the value is missing. */
+static const char *value_of(int argc, char **argv, int *i, const char *name)
+{
+    const char *arg = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0)
+        return NULL;
+    if (arg[n] == '\0')
+        return *i + 1 < argc ? argv[++*i] : "";
+    if (arg[n] == '=' && name[1] == '-')
+        return arg + n + 1;
+    if (name[1] != '-')
+        return arg + n;
+    return NULL;
+}
+
+/* Takes this command's own options out of argv; the rest goes to fbec_parse_args. */
+static int split_args(int argc, char **argv, aot_args *a, int *rest_argc, char **rest)
+{
+    static const struct {
+        const char *name;
+        size_t offset;
+    } opts[] = {
+        {"--header", offsetof(aot_args, header)},     {"--target", offsetof(aot_args, target)},
+        {"--cpu", offsetof(aot_args, cpu)},           {"--features", offsetof(aot_args, features)},
+        {"--max-depth", offsetof(aot_args, max_depth)}, {"-O", offsetof(aot_args, opt)},
+    };
+    memset(a, 0, sizeof *a);
+    int n = 0;
+    rest[n++] = argv[0];
+    bool only_inputs = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (only_inputs || arg[0] != '-') {
+            rest[n++] = argv[i];
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            only_inputs = true;
+            rest[n++] = argv[i];
+            continue;
+        }
+        if (strcmp(arg, "--require-native") == 0) {
+            a->require_native = true;
+            continue;
+        }
+        if (strcmp(arg, "--stats") == 0) {
+            a->stats = true;
+            continue;
+        }
+        bool mine = false;
+        for (size_t k = 0; k < sizeof opts / sizeof *opts && !mine; k++) {
+            const char *v = value_of(argc, argv, &i, opts[k].name);
+            if (!v)
+                continue;
+            if (!*v)
+                return usage_error("missing value after", opts[k].name);
+            *(const char **)((char *)a + opts[k].offset) = v;
+            mine = true;
+        }
+        if (!mine)
+            rest[n++] = argv[i];
+    }
+    rest[n] = NULL;
+    *rest_argc = n;
+    return FBEC_OK;
+}
+
+static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || *end || end == s || s[0] == '-' || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+static const char *const op_names[4] = {"size", "serialize", "verify", "deserialize"};
+
+/* The declarations of the object's symbols, after the host structs. */
+static void write_aot_block(FILE *out, const fbe_schema *schema, const fbe_aot_result *res)
+{
+    const fbe_ir_package *root = fbe_schema_root(schema);
+    char prefix[256];
+    snprintf(prefix, sizeof prefix, "fbe_%s", root->name);
+    for (char *c = prefix; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+            *c = '_';
+    char guard[300];
+    snprintf(guard, sizeof guard, "FBE_AOT_%s_H", prefix + 4);
+    for (char *c = guard; *c; c++)
+        if (*c >= 'a' && *c <= 'z')
+            *c = (char)(*c - 'a' + 'A');
+    fprintf(out,
+            "\n/* Symbols of the object `fbec aot` compiled from %s.fbe (package %s):\n"
+            " * see docs/aot.md. Link the object with fbe_runtime. */\n"
+            "#ifndef %s\n#define %s\n\n#include <fbe/aot.h>\n\n"
+            "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+            "/* A new codec for every struct of %s and its imports (fbe_codec_free). */\n"
+            "fbe_codec *%s_codec_create(fbe_status *status);\n"
+            "/* The IR of the schema and the native entry points of every struct. */\n"
+            "extern const fbe_aot_image %s_aot_image;\n",
+            root->name, root->name, guard, guard, root->name, prefix, prefix);
+    bool any = false;
+    for (int m = 0; m < 2; m++)
+        for (int op = 0; op < 4; op++)
+            if (res->missing[m][op])
+                any = true;
+    if (root->struct_count)
+        fprintf(out, "\n/* Entry points (fbe/codec.h signatures; `type` is the codec's type,\n"
+                     " * e.g. fbe_codec_type(codec, \"%s.%s\")). */\n",
+                root->name, root->structs[0]->name);
+    if (any)
+        fputs("/* Operations without native code in this object are not declared. */\n", out);
+    for (size_t i = 0; i < root->struct_count; i++) {
+        const char *c = root->structs[i]->c_name;
+        for (int m = 0; m < 2; m++) {
+            const char *model = m == 0 ? "std" : "final";
+            if (!res->missing[m][0])
+                fprintf(out, "size_t fbe_%s_%s_size(const fbe_type *type, const void *value);\n",
+                        c, model);
+            if (!res->missing[m][1])
+                fprintf(out,
+                        "fbe_status fbe_%s_%s_serialize(const fbe_type *type, const void *value,\n"
+                        "    fbe_buffer *out);\n",
+                        c, model);
+            if (!res->missing[m][2])
+                fprintf(out,
+                        "fbe_status fbe_%s_%s_verify(const fbe_type *type, const uint8_t *data,\n"
+                        "    size_t size, fbe_verify_info *info);\n",
+                        c, model);
+            if (!res->missing[m][3])
+                fprintf(out,
+                        "fbe_status fbe_%s_%s_deserialize(const fbe_type *type, const uint8_t *data,\n"
+                        "    size_t size, void *value, const fbe_decode_options *options,\n"
+                        "    size_t *consumed);\n",
+                        c, model);
+        }
+    }
+    fprintf(out, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
+}
+
+/* The header of `fbec header` plus the AOT block, written whole or not at all. */
+static bool write_header(const char *path, const fbe_schema *schema, const fbe_aot_result *res)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem) {
+        fprintf(stderr, "fbec aot: out of memory\n");
+        return false;
+    }
+    bool ok = fbe_gen_header(schema, fbe_schema_root(schema), mem);
+    if (ok)
+        write_aot_block(mem, schema, res);
+    ok = fclose(mem) == 0 && ok;
+    if (ok) {
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            fprintf(stderr, "fbec aot: cannot open '%s': %s\n", path, strerror(errno));
+            ok = false;
+        } else {
+            ok = fwrite(text, 1, len, f) == len;
+            ok = fclose(f) == 0 && ok;
+            if (!ok) {
+                fprintf(stderr, "fbec aot: error writing '%s'\n", path);
+                remove(path);
+            }
+        }
+    }
+    free(text);
+    return ok;
+}
+
+int cmd_aot(int argc, char **argv)
+{
+    aot_args a;
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    if (!rest)
+        return FBEC_FAIL;
+    int rest_argc = 0;
+    int status = split_args(argc, argv, &a, &rest_argc, rest);
+    fbec_args args;
+    if (status == FBEC_OK && !fbec_parse_args("aot", rest_argc, rest, &args))
+        status = FBEC_USAGE;
+    free(rest);
+    if (status != FBEC_OK)
+        return status;
+    if (args.help) {
+        fputs(usage, stdout);
+        return FBEC_OK;
+    }
+    if (args.type || args.final || args.from || args.to || args.format || args.backend)
+        return usage_error("only -I, -o, --schema and the options of 'fbec aot --help' are "
+                           "used by this command", NULL);
+    const char *input = NULL;
+    if (args.input_count == 1 && !args.schema)
+        input = args.inputs[0];
+    else if (args.input_count == 0 && args.schema)
+        input = args.schema;
+    if (!input)
+        return usage_error(args.input_count || args.schema ? "expected exactly one schema file"
+                                                           : "no schema file given",
+                           NULL);
+    if (!args.output || strcmp(args.output, "-") == 0)
+        return usage_error("-o FILE (the object to write) is required", NULL);
+    fbe_aot_options o = {.triple = a.target, .cpu = a.cpu, .features = a.features};
+    unsigned long v;
+    if (a.opt) {
+        if (!parse_uint(a.opt, 3, &v) || v < 1)
+            return usage_error("-O takes 1, 2 or 3, not", a.opt);
+        o.opt_level = (int)v;
+    }
+    if (a.max_depth) {
+        if (!parse_uint(a.max_depth, 1u << 20, &v) || v < 1)
+            return usage_error("--max-depth takes a number from 1 to 1048576, not", a.max_depth);
+        o.max_depth = (unsigned)v;
+    }
+    if (a.header && strcmp(a.header, args.output) == 0)
+        return usage_error("--header and -o name the same file", NULL);
+
+    fbe_schema *schema = fbec_load(&args, input);
+    if (!schema)
+        return FBEC_FAIL;
+    fbe_aot_result res;
+    fbe_status st = fbe_aot_compile(schema, &o, args.output, &res);
+    if (st != FBE_OK) {
+        fprintf(stderr, "fbec aot: %s\n", res.error[0] ? res.error : fbe_strerror(st));
+        fbe_schema_free(schema);
+        return st == FBE_INVALID_ARGUMENT ? FBEC_USAGE : FBEC_FAIL;
+    }
+    size_t missing = 0;
+    for (int m = 0; m < 2; m++)
+        for (int op = 0; op < 4; op++)
+            missing += res.missing[m][op];
+    if (missing) {
+        fprintf(stderr, "fbec aot: %s: no native code for:", a.require_native ? "error" : "note");
+        for (int m = 0; m < 2; m++)
+            for (int op = 0; op < 4; op++)
+                if (res.missing[m][op])
+                    fprintf(stderr, " %s %s (%zu of %zu structs)", m == 0 ? "standard" : "final",
+                            op_names[op], res.missing[m][op], res.types);
+        fprintf(stderr, a.require_native ? "\n" : "; those entry points return FBE_UNSUPPORTED\n");
+    }
+    bool ok = !(missing && a.require_native);
+    if (ok && a.header)
+        ok = write_header(a.header, schema, &res);
+    if (!ok)
+        remove(args.output); /* never half a result */
+    if (ok && a.stats)
+        fprintf(stderr,
+                "fbec aot: %s: %zu structs, %zu entry points (%zu exported), %zu bytes for %s "
+                "(cpu %s); lower %.1f ms, optimize %.1f ms, codegen %.1f ms\n",
+                args.output, res.types, res.functions, res.exported, res.object_size, res.triple,
+                res.cpu, res.lower_ms, res.optimize_ms, res.codegen_ms);
+    fbe_schema_free(schema);
+    return ok ? FBEC_OK : FBEC_FAIL;
+}
