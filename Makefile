@@ -1,12 +1,14 @@
 # Thin wrapper around CMake: the README's two commands.
 #   make demo   install missing packages, build in build/, run the demo
 #   make test   same, then run every test, plainly and under ASan + UBSan
-#   make bench  build with Release flags in build/release and run the benchmarks
+#   make test-nollvm  the suite again in a build without LLVM (interpreter fallback)
+#   make bench  build with Release flags (-O2) in build/release, run bench_all (fbe-c
+#               and its peers) and write docs/performance.md
 MAKEFLAGS += --no-print-directory
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build build-sanitize demo test bench clean
+.PHONY: all deps build build-sanitize demo test test-nollvm bench clean
 
 all: build
 
@@ -36,10 +38,22 @@ test: build build-sanitize
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(BUILD)/sanitize --output-on-failure
 
-bench: deps
-	@cmake -S . -B $(BUILD)/release -DCMAKE_BUILD_TYPE=Release >/dev/null
-	@cmake --build $(BUILD)/release -j $(JOBS) --target bench_interp fbe-op
-	@$(BUILD)/release/perf/bench_interp
+# bench_all: fbe-c and the peers of the reference README in one run, -O2 like the
+# reference figures; repeated, medians kept, then perf/report.py writes
+# docs/performance.md and docs/performance.png. BENCH_FLAGS adds Google Benchmark
+# flags (e.g. BENCH_FLAGS=--benchmark_filter=readme/ for a quick look).
+BENCH_REPS ?= 5
+BENCH_FLAGS ?=
+bench:
+	@tools/install-deps.sh --bench
+	@cmake -S . -B $(BUILD)/release -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" >/dev/null
+	@cmake --build $(BUILD)/release -j $(JOBS) --target bench_all bench_interp fbe-op
+	@$(BUILD)/release/perf/bench_all --benchmark_repetitions=$(BENCH_REPS) \
+	  --benchmark_report_aggregates_only=true \
+	  --benchmark_out=$(BUILD)/release/bench_all.json --benchmark_out_format=json $(BENCH_FLAGS)
+	@/usr/bin/python3 perf/report.py $(BUILD)/release/bench_all.json \
+	  --md docs/performance.md --png docs/performance.png
 
 clean:
 	@rm -rf $(BUILD)

@@ -1,10 +1,1458 @@
-/* The final lowering is being finished (see the issue note): nothing is emitted
- * yet, so these operations keep the interpreter's entry points and AOT objects
- * do not export them. */
+/* Final model: size, serialize, verify and deserialize, lowered per struct.
+ * Mirrors runtime/interp/final.c (the semantic reference): the same sizes
+ * (including its saturation at 2^40), the same checks in the same order with the
+ * same statuses, error positions and (struct, field) attribution, the same depth
+ * limit, the same arena allocations in the same order, the same host state on
+ * failure. Every size, offset and type number is a constant taken from the IR;
+ * the smallest encoding of a struct (count checks) is the interpreter program's.
+ *
+ * Functions per struct S:
+ *   final_size.S   i64 (ptr value)                       bytes of the fields
+ *   final_write.S  ptr (ptr w, ptr value) -> w past the fields
+ *   final_verify.S i64 (ptr data, i64 end, ptr info, i64 pos, i64 left)
+ *   final_read.S   i64 (ptr data, i64 end, ptr options, i64 pos, ptr dst, i64 left)
+ *   final_depth.S  i64 (ptr info, i64 pos, i64 left)     fixed S, verify, cold
+ *   final_copy.S   void (ptr src, ptr dst)               fixed S, deserialize
+ * verify and read return the position after S's fields, or -status. `pos` is
+ * frame-relative (error positions are), `end` the frame size, `left` the number
+ * of struct levels still allowed below S's own (max_depth - depth(S)).
+ *
+ * The caller of verify/read has done S's entry checks (its level against the
+ * depth limit; for a final_fixed S also its bounds and every nested level),
+ * because a failure there belongs to the caller's field, exactly as the
+ * interpreter's note_field() unwinding attributes it.
+ *
+ * Specialisations:
+ *   - a run of final_fixed fields (scalars, fixed structs and arrays) and the
+ *     header of the next field (string length, count, optional flag) are
+ *     bounds-checked once; if that fails, a cold path walks the same fields one
+ *     by one to find and report the interpreter's exact failure;
+ *   - the struct levels inside a fixed value are depth-checked with one compare
+ *     against their static height (cold path: the interpreter's pre-order walk);
+ *   - counts are checked against the remaining bytes before anything is
+ *     allocated or looped; runs of plain scalars are one memcpy;
+ *   - serialize computes the size once, reserves once, writes the 8-byte frame
+ *     header with one store, then writes sequentially with no checks;
+ *   - deserialize takes fbe_arena_alloc's bump-pointer path inline (the call only
+ *     when the chunk is full); strings of up to 16 bytes are copied inline.
+ * Errors: verify reports through fbe_jit_verify_fail with the struct and field
+ * as constants; deserialize zeroes the failing field and every later one (the
+ * interpreter's d_fields), so the host value stays safe. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "emit.h"
+#include "interp/program.h"
+
+/* Sizes saturate here, as the interpreter's (final.c SAT). */
+#define SAT ((uint64_t)1 << 40)
+/* Smallest encodings are clamped here (final.c MIN_CLAMP). */
+#define MIN_CLAMP ((uint64_t)1 << 32)
+
+enum { M_VERIFY, M_READ };
+
+typedef struct fin {
+    jit_emit *e;
+    LLVMValueRef *depth_fn; /* per struct; NULL unless fixed */
+    LLVMValueRef *copy_fn;  /* per struct; NULL unless fixed */
+    unsigned max_depth;     /* the codec's: verify's limit, deserialize's default */
+} fin;
+
+/* ---- the IR, classified ---------------------------------------------------------- */
+
+static bool is_scalar(const fbe_ir_type *t)
+{
+    switch (t->kind) {
+    case FBE_IR_STRING: case FBE_IR_BYTES: case FBE_IR_STRUCT: case FBE_IR_OPTIONAL:
+    case FBE_IR_ARRAY: case FBE_IR_VECTOR: case FBE_IR_LIST: case FBE_IR_SET:
+    case FBE_IR_MAP: case FBE_IR_HASH:
+        return false;
+    default:
+        return true;
+    }
+}
+
+/* A scalar whose host bytes are its wire bytes (bool is normalized). */
+static bool is_copy(const fbe_ir_type *t)
+{
+    return is_scalar(t) && t->kind != FBE_IR_BOOL;
+}
+
+static bool is_map(const fbe_ir_type *t)
+{
+    return t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH;
+}
+
+static bool is_collection(const fbe_ir_type *t)
+{
+    return t->kind >= FBE_IR_VECTOR && t->kind <= FBE_IR_HASH;
+}
+
+/* Bytes a non-fixed value starts with that are checked together with the fixed
+ * fields before it: a length, a count, an optional's flag. */
+static uint32_t header_size(const fbe_ir_type *t)
+{
+    if (t->final_fixed)
+        return 0;
+    switch (t->kind) {
+    case FBE_IR_STRING: case FBE_IR_BYTES:
+        return 4;
+    case FBE_IR_OPTIONAL:
+        return 1;
+    default:
+        return is_collection(t) ? 4 : 0;
+    }
+}
+
+static uint32_t struct_height(const fbe_ir_struct *st);
+
+/* Struct levels inside a final_fixed value, the value's own included: the
+ * interpreter's v_fixed_depth checks the first element of an array only, and
+ * nothing in an empty array. */
+static uint32_t height(const fbe_ir_type *t)
+{
+    switch (t->kind) {
+    case FBE_IR_STRUCT:
+        return 1 + struct_height(t->struct_type);
+    case FBE_IR_ARRAY:
+        return t->array_len ? height(t->elem) : 0;
+    default:
+        return 0;
+    }
+}
+
+static uint32_t struct_height(const fbe_ir_struct *st)
+{
+    uint32_t h = 0;
+    for (size_t i = 0; i < st->field_count; i++) {
+        uint32_t fh = height(st->fields[i].type);
+        if (fh > h)
+            h = fh;
+    }
+    return h;
+}
+
+/* The first struct level inside a fixed value of height > 0. */
+static const fbe_ir_struct *first_level(const fbe_ir_type *t)
+{
+    while (t->kind == FBE_IR_ARRAY)
+        t = t->elem;
+    return t->struct_type;
+}
+
+static jit_struct_fns *fns_of(jit_emit *e, const fbe_ir_struct *st)
+{
+    return &e->fns[jit_struct_index(e, st)];
+}
+
+/* The smallest final encoding (final.c node_min). */
+static uint64_t node_min(jit_emit *e, const fbe_ir_type *t)
+{
+    if (t->final_fixed)
+        return t->final_size;
+    switch (t->kind) {
+    case FBE_IR_STRUCT:
+        return interp_prog_of(&e->codec->types[jit_struct_index(e, t->struct_type)])->final_min;
+    case FBE_IR_ARRAY: {
+        uint64_t m = (uint64_t)t->array_len * node_min(e, t->elem);
+        return m > MIN_CLAMP ? MIN_CLAMP : m;
+    }
+    case FBE_IR_OPTIONAL:
+        return 1;
+    default: /* string, bytes, collections */
+        return 4;
+    }
+}
+
+/* What the count check multiplies a count by (0: elements of no bytes, which the
+ * interpreter bounds by the frame size instead; see count_fits in
+ * runtime/interp/final.c). */
+static uint64_t count_min(uint64_t m)
+{
+    return m > MIN_CLAMP ? MIN_CLAMP : m;
+}
+
+/* ---- small builders ---------------------------------------------------------------- */
+
+static LLVMValueRef call(jit_emit *e, LLVMValueRef fn, LLVMValueRef *args, unsigned n)
+{
+    return LLVMBuildCall2(e->b, LLVMGlobalGetValueType(fn), fn, args, n, "");
+}
+
+static LLVMValueRef add(jit_emit *e, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildAdd(e->b, a, b, "");
+}
+
+static LLVMValueRef addc(jit_emit *e, LLVMValueRef a, uint64_t c)
+{
+    return c ? LLVMBuildAdd(e->b, a, jit_i64(e, c), "") : a;
+}
+
+static LLVMValueRef mulc(jit_emit *e, LLVMValueRef a, uint64_t c)
+{
+    return LLVMBuildMul(e->b, a, jit_i64(e, c), "");
+}
+
+static LLVMValueRef icmp(jit_emit *e, LLVMIntPredicate p, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildICmp(e->b, p, a, b, "");
+}
+
+static LLVMValueRef load64(jit_emit *e, LLVMValueRef slot)
+{
+    return LLVMBuildLoad2(e->b, e->i64, slot, "");
+}
+
+static void store(jit_emit *e, LLVMValueRef v, LLVMValueRef slot)
+{
+    LLVMBuildStore(e->b, v, slot);
+}
+
+/* Branches to a new cold block when cond holds; returns it, positioned at the
+ * continuation. */
+static LLVMBasicBlockRef branch_unlikely(jit_emit *e, LLVMValueRef cond, const char *name)
+{
+    LLVMBasicBlockRef bad = jit_block(e, name), ok = jit_block(e, "ok");
+    LLVMBuildCondBr(e->b, jit_unlikely(e, cond), bad, ok);
+    jit_position(e, ok);
+    return bad;
+}
+
+static LLVMValueRef bool_byte(jit_emit *e, LLVMValueRef p)
+{
+    LLVMValueRef v = icmp(e, LLVMIntNE, jit_load(e, e->i8, p, 0), jit_i8(e, 0));
+    return LLVMBuildZExt(e->b, v, e->i8, "");
+}
+
+static void add_attr(jit_emit *e, LLVMValueRef fn, const char *name)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(e->ctx, kind, 0));
+}
+
+/* memcpy(dst, src, len) for a run-time len: strings are short, so up to 16 bytes
+ * are copied inline with two overlapping loads and stores that stay inside
+ * [src, src + len) and [dst, dst + len); longer ones call memcpy. */
+static void copy_bytes(jit_emit *e, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef len)
+{
+    LLVMBasicBlockRef small = jit_block(e, "cp.small"), big = jit_block(e, "cp.big");
+    LLVMBasicBlockRef w8 = jit_block(e, "cp.8"), lt8 = jit_block(e, "cp.lt8");
+    LLVMBasicBlockRef w4 = jit_block(e, "cp.4"), lt4 = jit_block(e, "cp.lt4");
+    LLVMBasicBlockRef w1 = jit_block(e, "cp.1"), done = jit_block(e, "cp.done");
+    LLVMBuildCondBr(e->b, icmp(e, LLVMIntULE, len, jit_i64(e, 16)), small, big);
+    jit_position(e, big);
+    jit_memcpy(e, dst, src, len);
+    LLVMBuildBr(e->b, done);
+    jit_position(e, small);
+    LLVMBuildCondBr(e->b, icmp(e, LLVMIntUGE, len, jit_i64(e, 8)), w8, lt8);
+    static const uint32_t widths[] = {8, 4};
+    LLVMBasicBlockRef blocks[] = {w8, w4};
+    for (int k = 0; k < 2; k++) {
+        jit_position(e, blocks[k]);
+        LLVMTypeRef it = jit_int_type(e, widths[k]);
+        LLVMValueRef tail = LLVMBuildSub(e->b, len, jit_i64(e, widths[k]), "");
+        LLVMValueRef a = jit_load(e, it, src, 0);
+        LLVMValueRef z = jit_load_at(e, it, src, tail);
+        jit_store(e, a, dst, 0);
+        jit_store_at(e, z, dst, tail);
+        LLVMBuildBr(e->b, done);
+    }
+    jit_position(e, lt8);
+    LLVMBuildCondBr(e->b, icmp(e, LLVMIntUGE, len, jit_i64(e, 4)), w4, lt4);
+    jit_position(e, lt4);
+    LLVMBuildCondBr(e->b, icmp(e, LLVMIntNE, len, jit_i64(e, 0)), w1, done);
+    jit_position(e, w1); /* 1..3 bytes: first, middle, last */
+    LLVMValueRef idx[] = {jit_i64(e, 0), LLVMBuildLShr(e->b, len, jit_i64(e, 1), ""),
+                          LLVMBuildSub(e->b, len, jit_i64(e, 1), "")};
+    LLVMValueRef bytes[3];
+    for (int k = 0; k < 3; k++)
+        bytes[k] = jit_load_at(e, e->i8, src, idx[k]);
+    for (int k = 0; k < 3; k++)
+        jit_store_at(e, bytes[k], dst, idx[k]);
+    LLVMBuildBr(e->b, done);
+    jit_position(e, done);
+}
+
+/* ============================== size ============================================= */
+
+static LLVMValueRef size_any(fin *F, const fbe_ir_type *t, LLVMValueRef p);
+
+static LLVMValueRef size_struct(fin *F, const fbe_ir_struct *st, LLVMValueRef p)
+{
+    jit_emit *e = F->e;
+    if (st->final_fixed)
+        return jit_i64(e, st->final_size);
+    return call(e, fns_of(e, st)->final_size, &p, 1);
+}
+
+static LLVMValueRef size_string(jit_emit *e, LLVMValueRef p)
+{
+    LLVMValueRef len = jit_load(e, e->i64, p, offsetof(fbe_string, size));
+    LLVMValueRef big = icmp(e, LLVMIntUGT, len, jit_i64(e, UINT32_MAX));
+    return LLVMBuildSelect(e->b, big, jit_i64(e, SAT), addc(e, len, 4), "");
+}
+
+/* *acc += v; when the sum passes SAT the whole value is SAT (res, done). */
+static void add_sat(jit_emit *e, LLVMValueRef acc, LLVMValueRef v, LLVMValueRef res,
+                    LLVMBasicBlockRef done)
+{
+    LLVMValueRef s = add(e, load64(e, acc), v);
+    store(e, s, acc);
+    LLVMBasicBlockRef sat = branch_unlikely(e, icmp(e, LLVMIntUGT, s, jit_i64(e, SAT)), "sat");
+    LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
+    jit_position(e, sat);
+    store(e, jit_i64(e, SAT), res);
+    LLVMBuildBr(e->b, done);
+    jit_position(e, cont);
+}
+
+static LLVMValueRef size_any(fin *F, const fbe_ir_type *t, LLVMValueRef p)
+{
+    jit_emit *e = F->e;
+    if (t->final_fixed)
+        return jit_i64(e, t->final_size);
+    switch (t->kind) {
+    case FBE_IR_STRING:
+    case FBE_IR_BYTES:
+        return size_string(e, p);
+    case FBE_IR_STRUCT:
+        return size_struct(F, t->struct_type, p);
+    case FBE_IR_OPTIONAL: {
+        const fbe_ir_type *in = t->elem;
+        LLVMValueRef present, inner;
+        if (in->kind == FBE_IR_STRUCT) {
+            inner = jit_load(e, e->ptr, p, 0);
+            present = LLVMBuildIsNotNull(e->b, inner, "");
+        } else {
+            inner = jit_gep_c(e, p, t->host_value_offset);
+            present = icmp(e, LLVMIntNE, jit_load(e, e->i8, p, 0), jit_i8(e, 0));
+        }
+        if (in->final_fixed)
+            return LLVMBuildSelect(e->b, present, jit_i64(e, 1 + (uint64_t)in->final_size),
+                                   jit_i64(e, 1), "");
+        LLVMValueRef res = jit_alloca(e, e->i64, "optsize");
+        store(e, jit_i64(e, 1), res);
+        jit_if c;
+        jit_if_begin(e, &c, present);
+        LLVMValueRef s = in->kind == FBE_IR_STRUCT ? size_struct(F, in->struct_type, inner)
+                                                   : size_any(F, in, inner);
+        store(e, addc(e, s, 1), res);
+        jit_if_end(e, &c);
+        return load64(e, res);
+    }
+    case FBE_IR_ARRAY: { /* not fixed: sum the elements, saturating */
+        const fbe_ir_type *el = t->elem;
+        LLVMValueRef res = jit_alloca(e, e->i64, "arrsize");
+        LLVMValueRef acc = jit_alloca(e, e->i64, "acc");
+        LLVMBasicBlockRef done = jit_block(e, "arrsize.done");
+        store(e, jit_i64(e, 0), acc);
+        if (t->array_len <= 8) {
+            for (uint32_t i = 0; i < t->array_len; i++)
+                add_sat(e, acc, size_any(F, el, jit_gep_c(e, p, (uint64_t)i * el->host_size)), res, done);
+        } else {
+            jit_loop loop;
+            jit_loop_begin(e, &loop, jit_i64(e, t->array_len));
+            LLVMValueRef i = jit_loop_index(e, &loop);
+            add_sat(e, acc, size_any(F, el, jit_gep(e, p, mulc(e, i, el->host_size))), res, done);
+            jit_loop_end(e, &loop);
+        }
+        store(e, load64(e, acc), res);
+        LLVMBuildBr(e->b, done);
+        jit_position(e, done);
+        return load64(e, res);
+    }
+    default: { /* vector, list, set, map, hash */
+        bool map = is_map(t);
+        const fbe_ir_type *k = map ? t->key : NULL, *v = t->elem;
+        LLVMValueRef n = jit_load(e, e->i64, p, offsetof(fbe_seq, size));
+        LLVMValueRef res = jit_alloca(e, e->i64, "colsize");
+        LLVMBasicBlockRef done = jit_block(e, "colsize.done");
+        store(e, jit_i64(e, SAT), res);
+        LLVMBasicBlockRef big = branch_unlikely(e, icmp(e, LLVMIntUGT, n, jit_i64(e, UINT32_MAX)), "big");
+        LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
+        jit_position(e, big);
+        LLVMBuildBr(e->b, done);
+        jit_position(e, cont);
+        if (!map && v->final_fixed) {
+            LLVMValueRef s = addc(e, mulc(e, n, v->final_size), 4);
+            s = LLVMBuildSelect(e->b, icmp(e, LLVMIntUGT, s, jit_i64(e, SAT)), jit_i64(e, SAT), s, "");
+            store(e, s, res);
+        } else if (map && k->final_fixed && v->final_fixed) {
+            uint64_t per = (uint64_t)k->final_size + v->final_size;
+            LLVMValueRef s = addc(e, mulc(e, n, per), 4);
+            if (per)
+                s = LLVMBuildSelect(e->b, icmp(e, LLVMIntUGT, n, jit_i64(e, SAT / per)),
+                                    jit_i64(e, SAT), s, "");
+            store(e, s, res);
+        } else {
+            LLVMValueRef acc = jit_alloca(e, e->i64, "acc");
+            store(e, jit_i64(e, 4), acc);
+            LLVMValueRef items = jit_load(e, e->ptr, p, offsetof(fbe_seq, data));
+            uint32_t stride = map ? t->host_entry_size : v->host_size;
+            jit_loop loop;
+            jit_loop_begin(e, &loop, n);
+            LLVMValueRef item = jit_gep(e, items, mulc(e, jit_loop_index(e, &loop), stride));
+            if (map) {
+                LLVMValueRef ks = size_any(F, k, item);
+                LLVMValueRef vs = size_any(F, v, jit_gep_c(e, item, t->host_entry_value_offset));
+                add_sat(e, acc, add(e, ks, vs), res, done);
+            } else {
+                add_sat(e, acc, size_any(F, v, item), res, done);
+            }
+            jit_loop_end(e, &loop);
+            store(e, load64(e, acc), res);
+        }
+        LLVMBuildBr(e->b, done);
+        jit_position(e, done);
+        return load64(e, res);
+    }
+    }
+}
+
+static void define_size(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)
+{
+    jit_emit *e = F->e;
+    jit_begin_function(e, f->final_size);
+    if (st->final_fixed) {
+        LLVMBuildRet(e->b, jit_i64(e, st->final_size));
+        return;
+    }
+    /* The interpreter returns SAT as soon as the sum passes it after a non-fixed
+     * field. Every term is at most a little over SAT and the sum only grows, so
+     * testing once after the last non-fixed field gives the same result (and the
+     * sum of one struct's fields cannot wrap). */
+    LLVMValueRef v = LLVMGetParam(f->final_size, 0);
+    LLVMValueRef acc = jit_i64(e, 0), sat = NULL;
+    size_t last = 0;
+    for (size_t i = 0; i < st->field_count; i++)
+        if (!st->fields[i].type->final_fixed)
+            last = i;
+    for (size_t i = 0; i < st->field_count; i++) {
+        const fbe_ir_field *fd = &st->fields[i];
+        if (fd->type->final_fixed) {
+            acc = addc(e, acc, fd->type->final_size);
+            continue;
+        }
+        acc = add(e, acc, size_any(F, fd->type, jit_gep_c(e, v, fd->host_offset)));
+        if (i == last)
+            sat = icmp(e, LLVMIntUGT, acc, jit_i64(e, SAT));
+    }
+    LLVMBuildRet(e->b, LLVMBuildSelect(e->b, sat, jit_i64(e, SAT), acc, ""));
+}
+
+/* ============================== serialize ======================================== */
+
+static LLVMValueRef write_any(fin *F, const fbe_ir_type *t, LLVMValueRef src, LLVMValueRef w);
+
+static LLVMValueRef write_struct(fin *F, const fbe_ir_struct *st, LLVMValueRef w, LLVMValueRef v)
+{
+    LLVMValueRef args[] = {w, v};
+    return call(F->e, fns_of(F->e, st)->final_write, args, 2);
+}
+
+/* count elements of type el from src (host) to w; returns w past them. */
+static LLVMValueRef write_elems(fin *F, const fbe_ir_type *el, LLVMValueRef src, LLVMValueRef n,
+                                LLVMValueRef w)
+{
+    jit_emit *e = F->e;
+    if (is_copy(el)) {
+        LLVMValueRef len = mulc(e, n, el->final_size);
+        jit_memcpy(e, w, src, len);
+        return jit_gep(e, w, len);
+    }
+    LLVMValueRef slot = jit_alloca(e, e->ptr, "w");
+    store(e, w, slot);
+    jit_loop loop;
+    jit_loop_begin(e, &loop, n);
+    LLVMValueRef item = jit_gep(e, src, mulc(e, jit_loop_index(e, &loop), el->host_size));
+    store(e, write_any(F, el, item, LLVMBuildLoad2(e->b, e->ptr, slot, "")), slot);
+    jit_loop_end(e, &loop);
+    return LLVMBuildLoad2(e->b, e->ptr, slot, "");
+}
+
+static LLVMValueRef write_any(fin *F, const fbe_ir_type *t, LLVMValueRef src, LLVMValueRef w)
+{
+    jit_emit *e = F->e;
+    switch (t->kind) {
+    case FBE_IR_BOOL:
+        jit_store(e, bool_byte(e, src), w, 0);
+        return jit_gep_c(e, w, 1);
+    case FBE_IR_STRING:
+    case FBE_IR_BYTES: {
+        LLVMValueRef len = jit_load(e, e->i64, src, offsetof(fbe_string, size));
+        jit_store(e, LLVMBuildTrunc(e->b, len, e->i32, ""), w, 0);
+        copy_bytes(e, jit_gep_c(e, w, 4), jit_load(e, e->ptr, src, offsetof(fbe_string, data)), len);
+        return jit_gep(e, w, addc(e, len, 4));
+    }
+    case FBE_IR_STRUCT:
+        return write_struct(F, t->struct_type, w, src);
+    case FBE_IR_OPTIONAL: {
+        const fbe_ir_type *in = t->elem;
+        LLVMValueRef present, obj = NULL;
+        if (in->kind == FBE_IR_STRUCT) {
+            obj = jit_load(e, e->ptr, src, 0);
+            present = LLVMBuildIsNotNull(e->b, obj, "");
+        } else {
+            present = icmp(e, LLVMIntNE, jit_load(e, e->i8, src, 0), jit_i8(e, 0));
+        }
+        jit_store(e, LLVMBuildZExt(e->b, present, e->i8, ""), w, 0);
+        LLVMValueRef w1 = jit_gep_c(e, w, 1);
+        LLVMValueRef slot = jit_alloca(e, e->ptr, "w");
+        store(e, w1, slot);
+        jit_if c;
+        jit_if_begin(e, &c, present);
+        store(e, in->kind == FBE_IR_STRUCT ? write_struct(F, in->struct_type, w1, obj)
+                                           : write_any(F, in, jit_gep_c(e, src, t->host_value_offset), w1),
+              slot);
+        jit_if_end(e, &c);
+        return LLVMBuildLoad2(e->b, e->ptr, slot, "");
+    }
+    case FBE_IR_ARRAY: {
+        const fbe_ir_type *el = t->elem;
+        if (is_copy(el) || t->array_len > 8)
+            return write_elems(F, el, src, jit_i64(e, t->array_len), w);
+        for (uint32_t i = 0; i < t->array_len; i++)
+            w = write_any(F, el, jit_gep_c(e, src, (uint64_t)i * el->host_size), w);
+        return w;
+    }
+    case FBE_IR_VECTOR:
+    case FBE_IR_LIST:
+    case FBE_IR_SET: {
+        LLVMValueRef n = jit_load(e, e->i64, src, offsetof(fbe_seq, size));
+        jit_store(e, LLVMBuildTrunc(e->b, n, e->i32, ""), w, 0);
+        return write_elems(F, t->elem, jit_load(e, e->ptr, src, offsetof(fbe_seq, data)), n,
+                           jit_gep_c(e, w, 4));
+    }
+    case FBE_IR_MAP:
+    case FBE_IR_HASH: {
+        LLVMValueRef n = jit_load(e, e->i64, src, offsetof(fbe_seq, size));
+        LLVMValueRef items = jit_load(e, e->ptr, src, offsetof(fbe_seq, data));
+        jit_store(e, LLVMBuildTrunc(e->b, n, e->i32, ""), w, 0);
+        LLVMValueRef slot = jit_alloca(e, e->ptr, "w");
+        store(e, jit_gep_c(e, w, 4), slot);
+        jit_loop loop;
+        jit_loop_begin(e, &loop, n);
+        LLVMValueRef entry = jit_gep(e, items, mulc(e, jit_loop_index(e, &loop), t->host_entry_size));
+        LLVMValueRef w2 = write_any(F, t->key, entry, LLVMBuildLoad2(e->b, e->ptr, slot, ""));
+        w2 = write_any(F, t->elem, jit_gep_c(e, entry, t->host_entry_value_offset), w2);
+        store(e, w2, slot);
+        jit_loop_end(e, &loop);
+        return LLVMBuildLoad2(e->b, e->ptr, slot, "");
+    }
+    default: { /* little-endian scalars: host bytes are wire bytes */
+        jit_store(e, jit_load(e, jit_int_type(e, t->final_size), src, 0), w, 0);
+        return jit_gep_c(e, w, t->final_size);
+    }
+    }
+}
+
+static void define_write(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)
+{
+    jit_emit *e = F->e;
+    jit_begin_function(e, f->final_write);
+    LLVMValueRef w = LLVMGetParam(f->final_write, 0);
+    LLVMValueRef v = LLVMGetParam(f->final_write, 1);
+    for (size_t i = 0; i < st->field_count; i++) {
+        const fbe_ir_field *fd = &st->fields[i];
+        w = write_any(F, fd->type, jit_gep_c(e, v, fd->host_offset), w);
+    }
+    LLVMBuildRet(e->b, w);
+}
+
+/* ============================== verify and read ================================== */
+
+/* Copies a final_fixed value whose bytes are known to be there into the host. */
+static void copy_fixed(fin *F, const fbe_ir_type *t, LLVMValueRef src, LLVMValueRef dst)
+{
+    jit_emit *e = F->e;
+    switch (t->kind) {
+    case FBE_IR_BOOL:
+        jit_store(e, bool_byte(e, src), dst, 0);
+        return;
+    case FBE_IR_STRUCT: {
+        LLVMValueRef args[] = {src, dst};
+        call(e, F->copy_fn[jit_struct_index(e, t->struct_type)], args, 2);
+        return;
+    }
+    case FBE_IR_ARRAY: {
+        const fbe_ir_type *el = t->elem;
+        if (is_copy(el)) {
+            jit_memcpy(e, dst, src, jit_i64(e, (uint64_t)t->array_len * el->final_size));
+        } else if (t->array_len <= 8) {
+            for (uint32_t i = 0; i < t->array_len; i++)
+                copy_fixed(F, el, jit_gep_c(e, src, (uint64_t)i * el->final_size),
+                           jit_gep_c(e, dst, (uint64_t)i * el->host_size));
+        } else {
+            jit_loop loop;
+            jit_loop_begin(e, &loop, jit_i64(e, t->array_len));
+            LLVMValueRef i = jit_loop_index(e, &loop);
+            copy_fixed(F, el, jit_gep(e, src, mulc(e, i, el->final_size)),
+                       jit_gep(e, dst, mulc(e, i, el->host_size)));
+            jit_loop_end(e, &loop);
+        }
+        return;
+    }
+    default:
+        jit_store(e, jit_load(e, jit_int_type(e, t->final_size), src, 0), dst, 0);
+        return;
+    }
+}
+
+static void define_copy(fin *F, const fbe_ir_struct *st, LLVMValueRef fn)
+{
+    jit_emit *e = F->e;
+    jit_begin_function(e, fn);
+    LLVMValueRef src = LLVMGetParam(fn, 0), dst = LLVMGetParam(fn, 1);
+    if (st->field_count == 0) { /* the host's placeholder byte */
+        jit_memset(e, dst, 0, jit_i64(e, st->host_size));
+    } else {
+        uint64_t off = 0;
+        for (size_t i = 0; i < st->field_count; i++) {
+            const fbe_ir_field *fd = &st->fields[i];
+            copy_fixed(F, fd->type, jit_gep_c(e, src, off), jit_gep_c(e, dst, fd->host_offset));
+            off += fd->type->final_size;
+        }
+    }
+    LLVMBuildRetVoid(e->b);
+}
+
+static void report(jit_emit *e, LLVMValueRef info, fbe_status status, LLVMValueRef at,
+                   const fbe_ir_struct *st, const fbe_ir_field *fd)
+{
+    LLVMValueRef args[] = {info, jit_i32(e, (uint32_t)status), at, jit_host_ptr(e, st),
+                           fd ? jit_host_ptr(e, fd) : LLVMConstPointerNull(e->ptr)};
+    LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
+}
+
+static LLVMValueRef neg_status(jit_emit *e, fbe_status status)
+{
+    return jit_i64(e, (uint64_t)-(int64_t)status);
+}
+
+/* Verify, cold: the nested levels of a fixed struct st at pos whose own level is
+ * allowed (left >= 0); finds the first level, in the interpreter's pre-order,
+ * that is too deep (v_fixed_struct_depth) and reports it. */
+static void define_depth(fin *F, const fbe_ir_struct *st, LLVMValueRef fn)
+{
+    jit_emit *e = F->e;
+    jit_begin_function(e, fn);
+    LLVMValueRef info = LLVMGetParam(fn, 0), pos = LLVMGetParam(fn, 1), left = LLVMGetParam(fn, 2);
+    uint64_t off = 0;
+    for (size_t i = 0; i < st->field_count; i++) {
+        const fbe_ir_field *fd = &st->fields[i];
+        uint32_t h = height(fd->type);
+        if (h > 0) {
+            LLVMValueRef at = addc(e, pos, off);
+            LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntSLT, left, jit_i64(e, h)), "deep");
+            LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
+            jit_position(e, bad);
+            LLVMBasicBlockRef here = jit_block(e, "here"), deeper = jit_block(e, "deeper");
+            LLVMBuildCondBr(e->b, icmp(e, LLVMIntSLT, left, jit_i64(e, 1)), here, deeper);
+            jit_position(e, here);
+            report(e, info, FBE_TOO_DEEP, at, st, fd);
+            LLVMBuildRet(e->b, neg_status(e, FBE_TOO_DEEP));
+            jit_position(e, deeper);
+            const fbe_ir_struct *in = first_level(fd->type);
+            LLVMValueRef args[] = {info, at, addc(e, left, (uint64_t)-1)};
+            LLVMBuildRet(e->b, call(e, F->depth_fn[jit_struct_index(e, in)], args, 3));
+            jit_position(e, cont);
+        }
+        off += fd->type->final_size;
+    }
+    LLVMBuildRet(e->b, jit_i64(e, 0));
+}
+
+/* The state of one verify/read function while its struct's fields are walked. */
+typedef struct walk {
+    fin *F;
+    jit_emit *e;
+    int mode;
+    const fbe_ir_struct *st; /* the struct being walked: errors are attributed to it */
+    size_t fi;               /* and to this field */
+    LLVMValueRef data, end, ctx, left;
+    LLVMValueRef pos;        /* alloca i64, frame-relative */
+    LLVMValueRef st_slot;    /* alloca i64: -status of the failure */
+    LLVMValueRef at_slot, field_slot; /* verify: where, which field */
+    LLVMBasicBlockRef vfail;          /* verify: report and return */
+    LLVMBasicBlockRef *zf;            /* read: zf[k] zeroes fields k.. and returns */
+} walk;
+
+static LLVMValueRef w_pos(walk *w)
+{
+    return load64(w->e, w->pos);
+}
+
+static void w_set_pos(walk *w, LLVMValueRef v)
+{
+    store(w->e, v, w->pos);
+}
+
+/* pos + n > end: n bytes at pos would run past the frame */
+static LLVMValueRef w_past(walk *w, LLVMValueRef pos, uint64_t n)
+{
+    return icmp(w->e, LLVMIntUGT, addc(w->e, pos, n), w->end);
+}
+
+static LLVMValueRef w_arena(walk *w)
+{
+    return jit_load(w->e, w->e->ptr, w->ctx, offsetof(fbe_decode_options, arena));
+}
+
+static void w_fail(walk *w, fbe_status status, LLVMValueRef at)
+{
+    jit_emit *e = w->e;
+    store(e, neg_status(e, status), w->st_slot);
+    if (w->mode == M_VERIFY) {
+        store(e, at, w->at_slot);
+        LLVMBuildStore(e->b, jit_host_ptr(e, &w->st->fields[w->fi]), w->field_slot);
+        LLVMBuildBr(e->b, w->vfail);
+    } else {
+        LLVMBuildBr(e->b, w->zf[w->fi]);
+    }
+}
+
+static void w_check(walk *w, LLVMValueRef cond, fbe_status status, LLVMValueRef at)
+{
+    LLVMBasicBlockRef bad = branch_unlikely(w->e, cond, "fail");
+    LLVMBasicBlockRef cont = LLVMGetInsertBlock(w->e->b);
+    jit_position(w->e, bad);
+    w_fail(w, status, at);
+    jit_position(w->e, cont);
+}
+
+/* A callee's failure (already reported, or its fields already zeroed): passed on. */
+static void w_propagate(walk *w, LLVMValueRef r)
+{
+    jit_emit *e = w->e;
+    LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntSLT, r, jit_i64(e, 0)), "nested");
+    LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
+    jit_position(e, bad);
+    if (w->mode == M_VERIFY) {
+        LLVMBuildRet(e->b, r);
+    } else {
+        store(e, r, w->st_slot);
+        LLVMBuildBr(e->b, w->zf[w->fi]);
+    }
+    jit_position(e, cont);
+}
+
+/* The struct levels inside the fixed value t at `at` (bounds already checked). */
+static void w_fixed_depth(walk *w, const fbe_ir_type *t, LLVMValueRef at)
+{
+    jit_emit *e = w->e;
+    uint32_t h = height(t);
+    if (h == 0)
+        return;
+    LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntSLT, w->left, jit_i64(e, h)), "deep");
+    LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
+    jit_position(e, bad);
+    if (w->mode == M_READ) {
+        w_fail(w, FBE_TOO_DEEP, at);
+    } else {
+        LLVMBasicBlockRef here = jit_block(e, "here"), deeper = jit_block(e, "deeper");
+        LLVMBuildCondBr(e->b, icmp(e, LLVMIntSLT, w->left, jit_i64(e, 1)), here, deeper);
+        jit_position(e, here);
+        w_fail(w, FBE_TOO_DEEP, at);
+        jit_position(e, deeper);
+        const fbe_ir_struct *in = first_level(t);
+        LLVMValueRef args[] = {w->ctx, at, addc(e, w->left, (uint64_t)-1)};
+        LLVMValueRef r = call(e, w->F->depth_fn[jit_struct_index(e, in)], args, 3);
+        w_propagate(w, r);
+        LLVMBuildBr(e->b, cont);
+    }
+    jit_position(e, cont);
+}
+
+/* Calls S's verify/read for the non-fixed struct at pos (entry checks done). */
+static LLVMValueRef w_call_struct(walk *w, const fbe_ir_struct *st, LLVMValueRef pos,
+                                  LLVMValueRef dst)
+{
+    jit_emit *e = w->e;
+    LLVMValueRef left = addc(e, w->left, (uint64_t)-1);
+    jit_struct_fns *f = fns_of(e, st);
+    if (w->mode == M_VERIFY) {
+        LLVMValueRef args[] = {w->data, w->end, w->ctx, pos, left};
+        return call(e, f->final_verify, args, 5);
+    }
+    LLVMValueRef args[] = {w->data, w->end, w->ctx, pos, dst, left};
+    return call(e, f->final_read, args, 6);
+}
+
+/* fbe_arena_alloc(arena, size), size > 0: its bump-pointer fast path inline (16-byte
+ * granules, arena.h), the function itself when the current chunk is full, so the
+ * arena ends up exactly as after the interpreter's calls. */
+static LLVMValueRef w_alloc(walk *w, LLVMValueRef size, LLVMValueRef at)
+{
+    jit_emit *e = w->e;
+    LLVMValueRef arena = w_arena(w);
+    LLVMValueRef rounded = LLVMBuildAnd(e->b, addc(e, size, 15), jit_i64(e, ~(uint64_t)15), "");
+    LLVMValueRef ptr = jit_load(e, e->ptr, arena, offsetof(fbe_arena, ptr));
+    LLVMValueRef lim = jit_load(e, e->ptr, arena, offsetof(fbe_arena, end));
+    LLVMValueRef room = LLVMBuildSub(e->b, LLVMBuildPtrToInt(e->b, lim, e->i64, ""),
+                                     LLVMBuildPtrToInt(e->b, ptr, e->i64, ""), "");
+    LLVMBasicBlockRef fast = jit_block(e, "alloc.fast"), slow = jit_block(e, "alloc.slow");
+    LLVMBasicBlockRef done = jit_block(e, "alloc.done");
+    LLVMBuildCondBr(e->b, jit_unlikely(e, icmp(e, LLVMIntULT, room, rounded)), slow, fast);
+    jit_position(e, fast);
+    LLVMBuildStore(e->b, LLVMBuildGEP2(e->b, e->i8, ptr, &rounded, 1, ""),
+                   jit_gep_c(e, arena, offsetof(fbe_arena, ptr)));
+    LLVMBuildBr(e->b, done);
+    jit_position(e, slow);
+    LLVMValueRef args[] = {arena, size};
+    LLVMValueRef called = LLVMBuildCall2(e->b, e->fn_arena_alloc_t, e->fn_arena_alloc, args, 2, "");
+    LLVMBuildBr(e->b, done);
+    jit_position(e, done);
+    LLVMValueRef m = LLVMBuildPhi(e->b, e->ptr, "");
+    LLVMValueRef vals[] = {ptr, called};
+    LLVMBasicBlockRef from[] = {fast, slow};
+    LLVMAddIncoming(m, vals, from, 2);
+    w_check(w, LLVMBuildIsNull(e->b, m, ""), FBE_NOMEM, at);
+    return m;
+}
+
+static void w_value(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32_t pre, bool depth_done);
+
+static void w_string(walk *w, LLVMValueRef dst, uint32_t pre)
+{
+    jit_emit *e = w->e;
+    LLVMValueRef pos = w_pos(w);
+    if (pre < 4)
+        w_check(w, w_past(w, pos, 4), FBE_TRUNCATED, pos);
+    LLVMValueRef len = LLVMBuildZExt(e->b, jit_load_at(e, e->i32, w->data, pos), e->i64, "");
+    LLVMValueRef next = add(e, addc(e, pos, 4), len);
+    w_check(w, icmp(e, LLVMIntUGT, next, w->end), FBE_TRUNCATED, pos);
+    if (w->mode == M_READ) {
+        LLVMValueRef src = jit_gep(e, w->data, addc(e, pos, 4));
+        LLVMBasicBlockRef empty = jit_block(e, "str.empty"), some = jit_block(e, "str.some");
+        LLVMBasicBlockRef borrow = jit_block(e, "str.borrow"), copy = jit_block(e, "str.copy");
+        LLVMBasicBlockRef done = jit_block(e, "str.done");
+        LLVMBuildCondBr(e->b, icmp(e, LLVMIntEQ, len, jit_i64(e, 0)), empty, some);
+        jit_position(e, empty);
+        jit_store(e, LLVMConstPointerNull(e->ptr), dst, offsetof(fbe_string, data));
+        jit_store(e, jit_i64(e, 0), dst, offsetof(fbe_string, size));
+        LLVMBuildBr(e->b, done);
+        jit_position(e, some);
+        LLVMValueRef flags = jit_load(e, e->i32, w->ctx, offsetof(fbe_decode_options, flags));
+        LLVMValueRef is_borrow = icmp(e, LLVMIntNE, LLVMBuildAnd(e->b, flags, jit_i32(e, FBE_DECODE_BORROW), ""),
+                                      jit_i32(e, 0));
+        LLVMBuildCondBr(e->b, is_borrow, borrow, copy);
+        jit_position(e, borrow);
+        jit_store(e, src, dst, offsetof(fbe_string, data));
+        jit_store(e, len, dst, offsetof(fbe_string, size));
+        LLVMBuildBr(e->b, done);
+        jit_position(e, copy);
+        LLVMValueRef m = w_alloc(w, addc(e, len, 1), pos);
+        copy_bytes(e, m, src, len);
+        jit_store_at(e, jit_i8(e, 0), m, len);
+        jit_store(e, m, dst, offsetof(fbe_string, data));
+        jit_store(e, len, dst, offsetof(fbe_string, size));
+        LLVMBuildBr(e->b, done);
+        jit_position(e, done);
+    }
+    w_set_pos(w, next);
+}
+
+static void w_optional(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32_t pre)
+{
+    jit_emit *e = w->e;
+    const fbe_ir_type *in = t->elem;
+    bool is_struct = in->kind == FBE_IR_STRUCT;
+    LLVMValueRef pos = w_pos(w);
+    if (w->mode == M_READ) {
+        if (is_struct)
+            jit_store(e, LLVMConstPointerNull(e->ptr), dst, 0);
+        else
+            jit_memset(e, dst, 0, jit_i64(e, t->host_size)); /* absent, value zero */
+    }
+    if (pre < 1)
+        w_check(w, w_past(w, pos, 1), FBE_TRUNCATED, pos);
+    LLVMValueRef flag = jit_load_at(e, e->i8, w->data, pos);
+    LLVMValueRef p1 = addc(e, pos, 1);
+    w_set_pos(w, p1);
+    jit_if c;
+    jit_if_begin(e, &c, icmp(e, LLVMIntNE, flag, jit_i8(e, 0)));
+    if (is_struct) {
+        const fbe_ir_struct *st = in->struct_type;
+        if (st->final_fixed)
+            w_check(w, w_past(w, p1, st->final_size), FBE_TRUNCATED, p1);
+        w_check(w, icmp(e, LLVMIntSLT, w->left, jit_i64(e, 1)), FBE_TOO_DEEP, p1);
+        LLVMValueRef m = NULL;
+        if (w->mode == M_READ)
+            m = w_alloc(w, jit_i64(e, st->host_size), p1);
+        if (st->final_fixed) {
+            w_fixed_depth(w, in, p1); /* its own level passed: the nested ones */
+            if (w->mode == M_READ) {
+                LLVMValueRef args[] = {jit_gep(e, w->data, p1), m};
+                call(e, w->F->copy_fn[jit_struct_index(e, st)], args, 2);
+            }
+            w_set_pos(w, addc(e, p1, st->final_size));
+        } else {
+            LLVMValueRef r = w_call_struct(w, st, p1, m);
+            w_propagate(w, r);
+            w_set_pos(w, r);
+        }
+        if (w->mode == M_READ)
+            jit_store(e, m, dst, 0);
+    } else {
+        w_value(w, in, w->mode == M_READ ? jit_gep_c(e, dst, t->host_value_offset) : NULL, 0, false);
+        if (w->mode == M_READ)
+            jit_store(e, jit_i8(e, 1), dst, 0);
+    }
+    jit_if_end(e, &c);
+}
+
+/* Element i of a host array. */
+static LLVMValueRef w_item(walk *w, LLVMValueRef base, LLVMValueRef i, uint64_t stride)
+{
+    if (w->mode != M_READ)
+        return NULL;
+    return jit_gep(w->e, base, mulc(w->e, i, stride));
+}
+
+static bool is_plain_struct(const fbe_ir_type *t)
+{
+    return t->kind == FBE_IR_STRUCT && !t->final_fixed;
+}
+
+/* A non-fixed T[N]: each element checked as it is read. */
+static void w_array(walk *w, const fbe_ir_type *t, LLVMValueRef dst)
+{
+    jit_emit *e = w->e;
+    const fbe_ir_type *el = t->elem;
+    /* every element checks the same depth first: the first one's check suffices */
+    bool hoist = is_plain_struct(el) && t->array_len > 0;
+    if (hoist)
+        w_check(w, icmp(e, LLVMIntSLT, w->left, jit_i64(e, 1)), FBE_TOO_DEEP, w_pos(w));
+    if (t->array_len <= 8) {
+        for (uint32_t i = 0; i < t->array_len; i++)
+            w_value(w, el, w->mode == M_READ ? jit_gep_c(e, dst, (uint64_t)i * el->host_size) : NULL,
+                    0, hoist);
+    } else {
+        jit_loop loop;
+        jit_loop_begin(e, &loop, jit_i64(e, t->array_len));
+        w_value(w, el, w_item(w, dst, jit_loop_index(e, &loop), el->host_size), 0, hoist);
+        jit_loop_end(e, &loop);
+    }
+}
+
+/* vector, list, set, map, hash: u32 count, then the elements. */
+static void w_collection(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32_t pre)
+{
+    jit_emit *e = w->e;
+    bool map = is_map(t);
+    const fbe_ir_type *k = map ? t->key : NULL, *v = t->elem;
+    uint32_t stride = map ? t->host_entry_size : v->host_size;
+    LLVMValueRef pos = w_pos(w);
+    if (w->mode == M_READ) {
+        jit_store(e, LLVMConstPointerNull(e->ptr), dst, offsetof(fbe_seq, data));
+        jit_store(e, jit_i64(e, 0), dst, offsetof(fbe_seq, size));
+    }
+    if (pre < 4)
+        w_check(w, w_past(w, pos, 4), FBE_TRUNCATED, pos);
+    LLVMValueRef count = LLVMBuildZExt(e->b, jit_load_at(e, e->i32, w->data, pos), e->i64, "");
+    uint64_t min = count_min(map ? node_min(e, k) + node_min(e, v) : node_min(e, v));
+    LLVMValueRef room = LLVMBuildSub(e->b, w->end, addc(e, pos, 4), "");
+    LLVMValueRef too_many = min ? icmp(e, LLVMIntUGT, mulc(e, count, min), room)
+                                : icmp(e, LLVMIntUGT, count, w->end);
+    w_check(w, too_many, FBE_BAD_COUNT, pos);
+    LLVMValueRef p4 = addc(e, pos, 4);
+    w_set_pos(w, p4);
+    LLVMValueRef nonzero = icmp(e, LLVMIntNE, count, jit_i64(e, 0));
+    LLVMBasicBlockRef after = jit_block(e, "col.done");
+    LLVMValueRef m = NULL;
+    if (w->mode == M_READ) {
+        LLVMBasicBlockRef some = jit_block(e, "col.some");
+        LLVMBuildCondBr(e->b, nonzero, some, after);
+        jit_position(e, some);
+        m = w_alloc(w, mulc(e, count, stride), pos);
+    }
+    bool fixed = map ? k->final_fixed && v->final_fixed : v->final_fixed;
+    if (fixed) {
+        /* the count check covered the bytes; every element has the same shape,
+         * the first one's depth check suffices */
+        uint32_t ks = map ? k->final_size : 0;
+        uint32_t hk = map ? height(k) : 0, hv = height(v);
+        if (hk || hv) {
+            jit_if c;
+            bool guard = w->mode == M_VERIFY; /* read: count > 0 here */
+            if (guard)
+                jit_if_begin(e, &c, nonzero);
+            if (hk)
+                w_fixed_depth(w, k, p4);
+            if (hv)
+                w_fixed_depth(w, v, addc(e, p4, ks));
+            if (guard)
+                jit_if_end(e, &c);
+        }
+        uint64_t per = (uint64_t)ks + v->final_size;
+        if (w->mode == M_READ) {
+            LLVMValueRef src = jit_gep(e, w->data, p4);
+            if (!map && is_copy(v)) {
+                jit_memcpy(e, m, src, mulc(e, count, v->final_size));
+            } else {
+                jit_loop loop;
+                jit_loop_begin(e, &loop, count);
+                LLVMValueRef i = jit_loop_index(e, &loop);
+                LLVMValueRef s = jit_gep(e, src, mulc(e, i, per));
+                LLVMValueRef d = jit_gep(e, m, mulc(e, i, stride));
+                if (map) {
+                    copy_fixed(w->F, k, s, d);
+                    copy_fixed(w->F, v, jit_gep_c(e, s, ks), jit_gep_c(e, d, t->host_entry_value_offset));
+                } else {
+                    copy_fixed(w->F, v, s, d);
+                }
+                jit_loop_end(e, &loop);
+            }
+        }
+        w_set_pos(w, add(e, p4, mulc(e, count, per)));
+    } else {
+        const fbe_ir_type *first = map ? k : v;
+        bool hoist = is_plain_struct(first);
+        if (hoist) {
+            LLVMValueRef deep = icmp(e, LLVMIntSLT, w->left, jit_i64(e, 1));
+            if (w->mode == M_VERIFY)
+                deep = LLVMBuildAnd(e->b, deep, nonzero, "");
+            w_check(w, deep, FBE_TOO_DEEP, p4);
+        }
+        jit_loop loop;
+        jit_loop_begin(e, &loop, count);
+        LLVMValueRef item = w_item(w, m, jit_loop_index(e, &loop), stride);
+        if (map) {
+            w_value(w, k, item, 0, hoist);
+            w_value(w, v, item ? jit_gep_c(e, item, t->host_entry_value_offset) : NULL, 0, false);
+        } else {
+            w_value(w, v, item, 0, hoist);
+        }
+        jit_loop_end(e, &loop);
+    }
+    if (w->mode == M_READ) {
+        jit_store(e, m, dst, offsetof(fbe_seq, data));
+        jit_store(e, count, dst, offsetof(fbe_seq, size));
+    }
+    LLVMBuildBr(e->b, after);
+    jit_position(e, after);
+}
+
+/* One value at pos, checked as the interpreter's d_any/v_any does; `pre` bytes of
+ * it were already bounds-checked, `depth_done`: its struct level too. */
+static void w_value(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32_t pre, bool depth_done)
+{
+    jit_emit *e = w->e;
+    if (t->final_fixed) {
+        LLVMValueRef pos = w_pos(w);
+        if (pre < t->final_size)
+            w_check(w, w_past(w, pos, t->final_size), FBE_TRUNCATED, pos);
+        w_fixed_depth(w, t, pos); /* depth_done is only ever set for non-fixed structs */
+        if (w->mode == M_READ)
+            copy_fixed(w->F, t, jit_gep(e, w->data, pos), dst);
+        w_set_pos(w, addc(e, pos, t->final_size));
+        return;
+    }
+    switch (t->kind) {
+    case FBE_IR_STRING:
+    case FBE_IR_BYTES:
+        w_string(w, dst, pre);
+        return;
+    case FBE_IR_STRUCT: {
+        LLVMValueRef pos = w_pos(w);
+        if (!depth_done)
+            w_check(w, icmp(e, LLVMIntSLT, w->left, jit_i64(e, 1)), FBE_TOO_DEEP, pos);
+        LLVMValueRef r = w_call_struct(w, t->struct_type, pos, dst);
+        w_propagate(w, r);
+        w_set_pos(w, r);
+        return;
+    }
+    case FBE_IR_OPTIONAL:
+        w_optional(w, t, dst, pre);
+        return;
+    case FBE_IR_ARRAY:
+        w_array(w, t, dst);
+        return;
+    default:
+        w_collection(w, t, dst, pre);
+        return;
+    }
+}
+
+/* The fields of a non-fixed struct. A run of fixed fields and the header of the
+ * field after it are bounds-checked at once; the cold path redoes them one by one
+ * to find the interpreter's failure. */
+static void w_fields(walk *w, const fbe_ir_struct *st, LLVMValueRef dst)
+{
+    jit_emit *e = w->e;
+    size_t n = st->field_count, a = 0;
+    while (a < n) {
+        size_t b = a;
+        uint64_t sum = 0;
+        while (b < n && st->fields[b].type->final_fixed)
+            sum += st->fields[b++].type->final_size;
+        uint32_t h = b < n ? header_size(st->fields[b].type) : 0;
+        if (b > a || h > 0) {
+            LLVMValueRef pos0 = w_pos(w);
+            LLVMBasicBlockRef cold = jit_block(e, "run.cold"), hot = jit_block(e, "run.hot");
+            LLVMBasicBlockRef join = jit_block(e, "run.join");
+            LLVMBuildCondBr(e->b, jit_unlikely(e, w_past(w, pos0, sum + h)), cold, hot);
+
+            jit_position(e, hot);
+            uint64_t off = 0;
+            if (w->mode == M_READ) {
+                for (size_t k = a; k < b; k++) {
+                    const fbe_ir_field *fd = &st->fields[k];
+                    copy_fixed(w->F, fd->type, jit_gep(e, w->data, addc(e, pos0, off)),
+                               jit_gep_c(e, dst, fd->host_offset));
+                    off += fd->type->final_size;
+                }
+            }
+            off = 0;
+            for (size_t k = a; k < b; k++) {
+                w->fi = k;
+                w_fixed_depth(w, st->fields[k].type, addc(e, pos0, off));
+                off += st->fields[k].type->final_size;
+            }
+            w_set_pos(w, addc(e, pos0, sum));
+            LLVMBuildBr(e->b, join);
+
+            jit_position(e, cold);
+            for (size_t k = a; k < b; k++) {
+                w->fi = k;
+                w_value(w, st->fields[k].type,
+                        w->mode == M_READ ? jit_gep_c(e, dst, st->fields[k].host_offset) : NULL, 0,
+                        false);
+            }
+            if (h > 0) {
+                w->fi = b;
+                LLVMValueRef pos = w_pos(w);
+                w_check(w, w_past(w, pos, h), FBE_TRUNCATED, pos);
+            }
+            LLVMBuildBr(e->b, join);
+            jit_position(e, join);
+        }
+        if (b < n) {
+            const fbe_ir_field *fd = &st->fields[b];
+            w->fi = b;
+            w_value(w, fd->type, w->mode == M_READ ? jit_gep_c(e, dst, fd->host_offset) : NULL, h,
+                    false);
+            b++;
+        }
+        a = b;
+    }
+}
+
+static void define_walk(fin *F, const fbe_ir_struct *st, jit_struct_fns *f, int mode)
+{
+    jit_emit *e = F->e;
+    LLVMValueRef fn = mode == M_VERIFY ? f->final_verify : f->final_read;
+    jit_begin_function(e, fn);
+    walk w = {.F = F, .e = e, .mode = mode, .st = st};
+    w.data = LLVMGetParam(fn, 0);
+    w.end = LLVMGetParam(fn, 1);
+    w.ctx = LLVMGetParam(fn, 2);
+    LLVMValueRef pos0 = LLVMGetParam(fn, 3);
+    LLVMValueRef dst = mode == M_READ ? LLVMGetParam(fn, 4) : NULL;
+    w.left = LLVMGetParam(fn, mode == M_READ ? 5 : 4);
+    if (st->final_fixed) { /* everything was checked by the caller */
+        if (mode == M_READ) {
+            LLVMValueRef args[] = {jit_gep(e, w.data, pos0), dst};
+            call(e, F->copy_fn[jit_struct_index(e, st)], args, 2);
+        }
+        LLVMBuildRet(e->b, addc(e, pos0, st->final_size));
+        return;
+    }
+    w.pos = jit_alloca(e, e->i64, "pos");
+    w.st_slot = jit_alloca(e, e->i64, "status");
+    store(e, pos0, w.pos);
+    size_t n = st->field_count;
+    if (mode == M_VERIFY) {
+        w.at_slot = jit_alloca(e, e->i64, "at");
+        w.field_slot = jit_alloca(e, e->ptr, "field");
+        w.vfail = jit_block(e, "vfail");
+    } else {
+        w.zf = calloc(n + 1, sizeof *w.zf);
+        if (!w.zf)
+            abort();
+        for (size_t k = 0; k <= n; k++)
+            w.zf[k] = jit_block(e, "zero");
+    }
+    w_fields(&w, st, dst);
+    LLVMBuildRet(e->b, w_pos(&w));
+
+    if (mode == M_VERIFY) {
+        jit_position(e, w.vfail);
+        LLVMValueRef status = load64(e, w.st_slot);
+        LLVMValueRef args[] = {w.ctx, LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, status, ""), e->i32, ""),
+                               load64(e, w.at_slot), jit_host_ptr(e, st),
+                               LLVMBuildLoad2(e->b, e->ptr, w.field_slot, "")};
+        LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
+        LLVMBuildRet(e->b, status);
+    } else {
+        /* a failing field and every later one are zeroed (final.c d_fields) */
+        for (size_t k = 0; k < n; k++) {
+            const fbe_ir_field *fd = &st->fields[k];
+            jit_position(e, w.zf[k]);
+            jit_memset(e, jit_gep_c(e, dst, fd->host_offset), 0, jit_i64(e, fd->type->host_size));
+            LLVMBuildBr(e->b, w.zf[k + 1]);
+        }
+        jit_position(e, w.zf[n]);
+        LLVMBuildRet(e->b, load64(e, w.st_slot));
+        free(w.zf);
+    }
+}
+
+/* ============================== entry points ===================================== */
+
+static void define_entry_size(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)
+{
+    jit_emit *e = F->e;
+    LLVMValueRef fn = f->entry[FBE_FINAL][JIT_SIZE];
+    jit_begin_function(e, fn);
+    LLVMBuildRet(e->b, addc(e, size_struct(F, st, LLVMGetParam(fn, 1)), 8));
+}
+
+static void ret_status_if(jit_emit *e, LLVMValueRef cond, LLVMValueRef status)
+{
+    LLVMBasicBlockRef bad = branch_unlikely(e, cond, "bad");
+    LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
+    jit_position(e, bad);
+    LLVMBuildRet(e->b, status);
+    jit_position(e, cont);
+}
+
+static void define_entry_serialize(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)
+{
+    jit_emit *e = F->e;
+    LLVMValueRef fn = f->entry[FBE_FINAL][JIT_SERIALIZE];
+    jit_begin_function(e, fn);
+    LLVMValueRef type = LLVMGetParam(fn, 0), value = LLVMGetParam(fn, 1), out = LLVMGetParam(fn, 2);
+    LLVMValueRef bad_arg = LLVMBuildOr(e->b, LLVMBuildIsNull(e->b, type, ""),
+                                       LLVMBuildOr(e->b, LLVMBuildIsNull(e->b, value, ""),
+                                                   LLVMBuildIsNull(e->b, out, ""), ""), "");
+    ret_status_if(e, bad_arg, jit_i32(e, FBE_INVALID_ARGUMENT));
+    LLVMValueRef size = addc(e, size_struct(F, st, value), 8);
+    ret_status_if(e, icmp(e, LLVMIntUGT, size, jit_i64(e, UINT32_MAX)), jit_i32(e, FBE_TOO_LARGE));
+    LLVMValueRef args[] = {out, size};
+    LLVMValueRef rc = LLVMBuildCall2(e->b, e->fn_buffer_reserve_t, e->fn_buffer_reserve, args, 2, "");
+    ret_status_if(e, icmp(e, LLVMIntNE, rc, jit_i32(e, FBE_OK)), rc);
+    LLVMValueRef used = jit_load(e, e->i64, out, offsetof(fbe_buffer, size));
+    LLVMValueRef frame = jit_gep(e, jit_load(e, e->ptr, out, offsetof(fbe_buffer, data)), used);
+    /* [struct_size][type] in one store */
+    jit_store(e, LLVMBuildOr(e->b, size, jit_i64(e, (uint64_t)st->type_number << 32), ""), frame, 0);
+    write_struct(F, st, jit_gep_c(e, frame, 8), value);
+    jit_store(e, add(e, used, size), out, offsetof(fbe_buffer, size));
+    LLVMBuildRet(e->b, jit_i32(e, FBE_OK));
+}
+
+/* The frame header (final.c check_frame): on failure calls on_fail(status, pos)
+ * semantics through the given block builder. Returns end (i64). */
+typedef struct frame_fail {
+    int mode;
+    LLVMValueRef info;   /* verify */
+    LLVMValueRef value;  /* read: zeroed on failure */
+    const fbe_ir_struct *st;
+} frame_fail;
+
+static void frame_fail_at(fin *F, const frame_fail *ff, LLVMValueRef cond, fbe_status status,
+                          uint64_t pos)
+{
+    jit_emit *e = F->e;
+    LLVMBasicBlockRef bad = branch_unlikely(e, cond, "frame");
+    LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
+    jit_position(e, bad);
+    if (ff->mode == M_VERIFY)
+        report(e, ff->info, status, jit_i64(e, pos), ff->st, NULL);
+    else
+        jit_memset(e, ff->value, 0, jit_i64(e, ff->st->host_size));
+    LLVMBuildRet(e->b, jit_i32(e, status));
+    jit_position(e, cont);
+}
+
+static LLVMValueRef check_frame(fin *F, const frame_fail *ff, LLVMValueRef data, LLVMValueRef size)
+{
+    jit_emit *e = F->e;
+    frame_fail_at(F, ff, icmp(e, LLVMIntULT, size, jit_i64(e, 8)), FBE_TRUNCATED, 0);
+    LLVMValueRef ss = LLVMBuildZExt(e->b, jit_load(e, e->i32, data, 0), e->i64, "");
+    frame_fail_at(F, ff, icmp(e, LLVMIntULT, ss, jit_i64(e, 8)), FBE_BAD_FRAME_SIZE, 0);
+    frame_fail_at(F, ff, icmp(e, LLVMIntUGT, ss, size), FBE_TRUNCATED, 0);
+    frame_fail_at(F, ff, icmp(e, LLVMIntNE, jit_load(e, e->i32, data, 4), jit_i32(e, ff->st->type_number)),
+                  FBE_BAD_TYPE, 4);
+    return ss;
+}
+
+static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)
+{
+    jit_emit *e = F->e;
+    LLVMValueRef fn = f->entry[FBE_FINAL][JIT_VERIFY];
+    jit_begin_function(e, fn);
+    LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1);
+    LLVMValueRef size = LLVMGetParam(fn, 2), info = LLVMGetParam(fn, 3);
+    LLVMValueRef bad_arg = LLVMBuildOr(
+        e->b, LLVMBuildIsNull(e->b, type, ""),
+        LLVMBuildAnd(e->b, LLVMBuildIsNull(e->b, data, ""), icmp(e, LLVMIntNE, size, jit_i64(e, 0)), ""), "");
+    LLVMBasicBlockRef bad = branch_unlikely(e, bad_arg, "badarg");
+    LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
+    jit_position(e, bad);
+    {
+        LLVMValueRef args[] = {info, jit_i32(e, FBE_INVALID_ARGUMENT), jit_i64(e, 0),
+                               LLVMConstPointerNull(e->ptr), LLVMConstPointerNull(e->ptr)};
+        LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
+        LLVMBuildRet(e->b, jit_i32(e, FBE_INVALID_ARGUMENT));
+    }
+    jit_position(e, cont);
+
+    frame_fail ff = {.mode = M_VERIFY, .info = info, .st = st};
+    LLVMValueRef end = check_frame(F, &ff, data, size);
+    LLVMValueRef q;
+    LLVMValueRef left = jit_i64(e, (uint64_t)F->max_depth - 1);
+    if (st->final_fixed) {
+        frame_fail_at(F, &ff, icmp(e, LLVMIntUGT, jit_i64(e, 8 + (uint64_t)st->final_size), end),
+                      FBE_TRUNCATED, 8);
+        if (F->max_depth < 1 + struct_height(st)) { /* a nested level is too deep */
+            LLVMValueRef args[] = {info, jit_i64(e, 8), left};
+            LLVMValueRef r = call(e, F->depth_fn[jit_struct_index(e, st)], args, 3);
+            ret_status_if(e, icmp(e, LLVMIntSLT, r, jit_i64(e, 0)),
+                          LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, r, ""), e->i32, ""));
+        }
+        q = jit_i64(e, 8 + (uint64_t)st->final_size);
+    } else {
+        LLVMValueRef args[] = {data, end, info, jit_i64(e, 8), left};
+        q = call(e, f->final_verify, args, 5);
+        ret_status_if(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)),
+                      LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, q, ""), e->i32, ""));
+    }
+    bad = branch_unlikely(e, icmp(e, LLVMIntNE, q, end), "final_size");
+    cont = LLVMGetInsertBlock(e->b);
+    jit_position(e, bad);
+    report(e, info, FBE_FINAL_SIZE, q, st, NULL);
+    LLVMBuildRet(e->b, jit_i32(e, FBE_FINAL_SIZE));
+    jit_position(e, cont);
+    jit_if c;
+    jit_if_begin(e, &c, LLVMBuildIsNotNull(e->b, info, ""));
+    jit_store(e, jit_i32(e, FBE_OK), info, offsetof(fbe_verify_info, status));
+    jit_store(e, jit_i64(e, 0), info, offsetof(fbe_verify_info, offset));
+    jit_store(e, jit_host_ptr(e, st), info, offsetof(fbe_verify_info, type));
+    jit_store(e, LLVMConstPointerNull(e->ptr), info, offsetof(fbe_verify_info, field));
+    jit_if_end(e, &c);
+    LLVMBuildRet(e->b, jit_i32(e, FBE_OK));
+}
+
+static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)
+{
+    jit_emit *e = F->e;
+    LLVMValueRef fn = f->entry[FBE_FINAL][JIT_DESERIALIZE];
+    jit_begin_function(e, fn);
+    LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1), size = LLVMGetParam(fn, 2);
+    LLVMValueRef value = LLVMGetParam(fn, 3), opts = LLVMGetParam(fn, 4), consumed = LLVMGetParam(fn, 5);
+    jit_if c;
+    jit_if_begin(e, &c, LLVMBuildIsNotNull(e->b, consumed, ""));
+    jit_store(e, jit_i64(e, 0), consumed, 0);
+    jit_if_end(e, &c);
+    LLVMValueRef bad_arg = LLVMBuildOr(
+        e->b, LLVMBuildIsNull(e->b, type, ""),
+        LLVMBuildOr(e->b, LLVMBuildIsNull(e->b, value, ""), LLVMBuildIsNull(e->b, opts, ""), ""), "");
+    ret_status_if(e, bad_arg, jit_i32(e, FBE_INVALID_ARGUMENT));
+    LLVMValueRef arena = jit_load(e, e->ptr, opts, offsetof(fbe_decode_options, arena));
+    bad_arg = LLVMBuildOr(
+        e->b, LLVMBuildIsNull(e->b, arena, ""),
+        LLVMBuildAnd(e->b, LLVMBuildIsNull(e->b, data, ""), icmp(e, LLVMIntNE, size, jit_i64(e, 0)), ""), "");
+    ret_status_if(e, bad_arg, jit_i32(e, FBE_INVALID_ARGUMENT));
+    LLVMValueRef md = jit_load(e, e->i32, opts, offsetof(fbe_decode_options, max_depth));
+    md = LLVMBuildSelect(e->b, icmp(e, LLVMIntEQ, md, jit_i32(e, 0)), jit_i32(e, F->max_depth), md, "");
+    LLVMValueRef left = addc(e, LLVMBuildZExt(e->b, md, e->i64, ""), (uint64_t)-1);
+
+    frame_fail ff = {.mode = M_READ, .value = value, .st = st};
+    LLVMValueRef end = check_frame(F, &ff, data, size);
+    LLVMValueRef q;
+    if (st->final_fixed) {
+        frame_fail_at(F, &ff, icmp(e, LLVMIntUGT, jit_i64(e, 8 + (uint64_t)st->final_size), end),
+                      FBE_TRUNCATED, 8);
+        uint32_t h = 1 + struct_height(st);
+        if (h > 1) /* nothing to salvage: zeroed (final.c) */
+            frame_fail_at(F, &ff, icmp(e, LLVMIntSLT, left, jit_i64(e, h - 1)), FBE_TOO_DEEP, 8);
+        LLVMValueRef args[] = {jit_gep_c(e, data, 8), value};
+        call(e, F->copy_fn[jit_struct_index(e, st)], args, 2);
+        q = jit_i64(e, 8 + (uint64_t)st->final_size);
+    } else {
+        LLVMValueRef args[] = {data, end, opts, jit_i64(e, 8), value, left};
+        q = call(e, f->final_read, args, 6);
+        ret_status_if(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)),
+                      LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, q, ""), e->i32, ""));
+    }
+    ret_status_if(e, icmp(e, LLVMIntNE, q, end), jit_i32(e, FBE_FINAL_SIZE));
+    jit_if_begin(e, &c, LLVMBuildIsNotNull(e->b, consumed, ""));
+    jit_store(e, end, consumed, 0);
+    jit_if_end(e, &c);
+    LLVMBuildRet(e->b, jit_i32(e, FBE_OK));
+}
+
+/* ============================== driver =========================================== */
 
 bool jit_emit_final(jit_emit *e)
 {
-    (void)e;
+    fin F = {.e = e, .max_depth = fbe_codec_max_depth(e->codec)};
+    F.depth_fn = calloc(e->count + 1, sizeof *F.depth_fn);
+    F.copy_fn = calloc(e->count + 1, sizeof *F.copy_fn);
+    if (!F.depth_fn || !F.copy_fn) {
+        free(F.depth_fn);
+        free(F.copy_fn);
+        return false;
+    }
+    char name[512];
+    for (size_t i = 0; i < e->count; i++) {
+        const fbe_ir_struct *st = e->codec->types[i].ir;
+        jit_struct_fns *f = &e->fns[i];
+        LLVMTypeRef size_p[] = {e->ptr};
+        snprintf(name, sizeof name, "final_size.%s", st->c_name);
+        f->final_size = jit_declare(e, name, e->i64, size_p, 1, false);
+        LLVMTypeRef write_p[] = {e->ptr, e->ptr};
+        snprintf(name, sizeof name, "final_write.%s", st->c_name);
+        f->final_write = jit_declare(e, name, e->ptr, write_p, 2, false);
+        LLVMTypeRef verify_p[] = {e->ptr, e->i64, e->ptr, e->i64, e->i64};
+        snprintf(name, sizeof name, "final_verify.%s", st->c_name);
+        f->final_verify = jit_declare(e, name, e->i64, verify_p, 5, false);
+        LLVMTypeRef read_p[] = {e->ptr, e->i64, e->ptr, e->i64, e->ptr, e->i64};
+        snprintf(name, sizeof name, "final_read.%s", st->c_name);
+        f->final_read = jit_declare(e, name, e->i64, read_p, 6, false);
+        if (st->final_fixed) {
+            LLVMTypeRef depth_p[] = {e->ptr, e->i64, e->i64};
+            snprintf(name, sizeof name, "final_depth.%s", st->c_name);
+            F.depth_fn[i] = jit_declare(e, name, e->i64, depth_p, 3, false);
+            add_attr(e, F.depth_fn[i], "cold");
+            LLVMTypeRef copy_p[] = {e->ptr, e->ptr};
+            snprintf(name, sizeof name, "final_copy.%s", st->c_name);
+            F.copy_fn[i] = jit_declare(e, name, e->void_t, copy_p, 2, false);
+        }
+        LLVMTypeRef esize_p[] = {e->ptr, e->ptr};
+        jit_entry_name(st, FBE_FINAL, JIT_SIZE, name, sizeof name);
+        f->entry[FBE_FINAL][JIT_SIZE] = jit_declare(e, name, e->i64, esize_p, 2, true);
+        LLVMTypeRef ser_p[] = {e->ptr, e->ptr, e->ptr};
+        jit_entry_name(st, FBE_FINAL, JIT_SERIALIZE, name, sizeof name);
+        f->entry[FBE_FINAL][JIT_SERIALIZE] = jit_declare(e, name, e->i32, ser_p, 3, true);
+        LLVMTypeRef ver_p[] = {e->ptr, e->ptr, e->i64, e->ptr};
+        jit_entry_name(st, FBE_FINAL, JIT_VERIFY, name, sizeof name);
+        f->entry[FBE_FINAL][JIT_VERIFY] = jit_declare(e, name, e->i32, ver_p, 4, true);
+        LLVMTypeRef des_p[] = {e->ptr, e->ptr, e->i64, e->ptr, e->ptr, e->ptr};
+        jit_entry_name(st, FBE_FINAL, JIT_DESERIALIZE, name, sizeof name);
+        f->entry[FBE_FINAL][JIT_DESERIALIZE] = jit_declare(e, name, e->i32, des_p, 6, true);
+    }
+    for (size_t i = 0; i < e->count; i++) {
+        const fbe_ir_struct *st = e->codec->types[i].ir;
+        jit_struct_fns *f = &e->fns[i];
+        define_size(&F, st, f);
+        define_write(&F, st, f);
+        if (F.depth_fn[i])
+            define_depth(&F, st, F.depth_fn[i]);
+        if (F.copy_fn[i])
+            define_copy(&F, st, F.copy_fn[i]);
+        define_walk(&F, st, f, M_VERIFY);
+        define_walk(&F, st, f, M_READ);
+        define_entry_size(&F, st, f);
+        define_entry_serialize(&F, st, f);
+        define_entry_verify(&F, st, f);
+        define_entry_deserialize(&F, st, f);
+    }
+    free(F.depth_fn);
+    free(F.copy_fn);
     return true;
 }

@@ -1,10 +1,1504 @@
-/* The std_read lowering is being finished (see the issue note): nothing is emitted
- * yet, so these operations keep the interpreter's entry points and AOT objects
- * do not export them. */
+/* Standard model, reading side: verify and deserialize, lowered per struct.
+ * Mirrors runtime/interp/std_read.c (the semantic reference): the same checks in
+ * the same order with the same statuses and error positions, the same traversal
+ * budget and depth limit, the same arena allocations in the same order, the same
+ * host state on failure. Every offset, size and type number is a constant taken
+ * from the IR.
+ *
+ * Internal functions per struct S (LLVM internal linkage, fastcc after opt):
+ *   std_verify.S (ptr data, i64 size, ptr info, i64 body, i32 left, i64 budget)
+ *       -> i64: the budget left, or -status
+ *   std_read.S   (ptr data, i64 size, ptr ctx, i64 body, i32 left, ptr host,
+ *                 i64 budget, ptr aptr) -> {i64 budget or -status, ptr aptr}
+ * `body` is a struct body whose reference the caller checked (offset, size,
+ * type, depth, budget): the caller knows which field the reference belongs to,
+ * so it reports those failures. `left` is max_depth minus the body's level. The
+ * mutable state (budget, arena cursor) lives in allocas, i.e. registers, and
+ * travels by value; ctx (deserialize only) holds what does not change often.
+ *
+ * Small structs that are not on a reference cycle (Account, Order, ...) have
+ * their complete-body function always inlined into their callers, and a second,
+ * out-of-line function for bodies an older writer made shorter (fields that do
+ * not fit are not examined / get their defaults): the reference site tells the
+ * two apart with one compare. Larger structs have one function that checks
+ * before each field whether it fits.
+ *
+ * Errors: every failing check branches to its own cold block that stores the
+ * status, reports it (verify: fbe_jit_verify_fail with the struct and field
+ * being read as constants, which is what the interpreter's locate() ends up
+ * with: the innermost struct on the path claims the error) and continues at a
+ * cleanup block that leaves the host value safe the way the interpreter does. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "emit.h"
+#include "interp/program.h" /* struct fbe_codec: the type table */
+
+enum {
+    CTX_ARENA,     /* ptr: fbe_arena * */
+    CTX_AEND,      /* ptr: arena->end (arena->ptr travels by value) */
+    CTX_BORROW,    /* i32: FBE_DECODE_BORROW */
+    CTX_FIELDS
+};
+
+/* Small collections and arrays are unrolled up to this many elements. */
+#define UNROLL_MAX 8
+
+typedef struct rd {
+    jit_emit *e;
+    LLVMTypeRef ctx_t;
+    LLVMTypeRef verify_t, read_t; /* internal function types */
+    LLVMTypeRef read_ret_t;       /* {i64 budget, ptr arena cursor} */
+    LLVMValueRef *vpartial, *rpartial; /* per struct: the older-writer paths */
+    bool *inl;                    /* per struct: fast paths are always inlined */
+
+    /* the function being emitted */
+    bool report;                  /* call fbe_jit_verify_fail on failures */
+    const fbe_ir_struct *st;      /* error location: struct being read */
+    const fbe_ir_field *field;    /* error location: field (NULL at the root) */
+    LLVMValueRef data, size;
+    LLVMValueRef ctx;             /* deserialize: the read_ctx */
+    LLVMValueRef info;            /* verify: fbe_verify_info * (may be NULL) */
+    LLVMValueRef depth;           /* i32 levels left below the body being read:
+                                   * max_depth - its level (0: a struct in it is
+                                   * TOO_DEEP) */
+    LLVMValueRef body, room;      /* the body being read and size - body (>= 8) */
+    bool many_refs;               /* the body has more than two references */
+    bool cold;                    /* emitting a rare path: calls stay out of line */
+    LLVMValueRef borrow;          /* i32, read once (deserialize) */
+    LLVMValueRef arena;           /* fbe_arena *, read once (deserialize) */
+    LLVMValueRef status;          /* i32 alloca: the status on the way out */
+    /* Mutable state lives in allocas (registers after mem2reg) and travels by
+     * value into and out of internal functions. */
+    LLVMValueRef budget;          /* i64 alloca */
+    LLVMValueRef aptr;            /* ptr alloca: arena->ptr (deserialize) */
+    LLVMBasicBlockRef ret_bb;     /* verify: returns the status */
+} rd;
+
+/* ---- kinds ---------------------------------------------------------------------- */
+
+static bool is_map(const fbe_ir_type *t)
+{
+    return t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH;
+}
+
+/* A single value whose wire bytes are its host bytes (bool is normalised). */
+static bool is_scalar(const fbe_ir_type *t)
+{
+    switch (t->kind) {
+    case FBE_IR_STRING: case FBE_IR_BYTES: case FBE_IR_STRUCT: case FBE_IR_OPTIONAL:
+    case FBE_IR_ARRAY: case FBE_IR_VECTOR: case FBE_IR_LIST: case FBE_IR_SET:
+    case FBE_IR_MAP: case FBE_IR_HASH:
+        return false;
+    default:
+        return true;
+    }
+}
+
+/* Values whose host bytes are exactly their wire bytes (a block copy). */
+static bool is_plain(const fbe_ir_type *t)
+{
+    if (t->kind == FBE_IR_ARRAY)
+        return is_plain(t->elem) && t->host_size == t->std_inline_size;
+    return is_scalar(t) && t->kind != FBE_IR_BOOL && t->host_size == t->std_inline_size;
+}
+
+/* Whether verify has anything to check for a value of type t. */
+static bool needs_check(const fbe_ir_type *t)
+{
+    if (is_scalar(t))
+        return false;
+    if (t->kind == FBE_IR_ARRAY)
+        return needs_check(t->elem);
+    return true;
+}
+
+/* The offsets a body's fields hold at the body's own base (a guide to which
+ * bounds-check form is cheaper). */
+static unsigned count_refs(const fbe_ir_struct *st)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < st->field_count; i++) {
+        const fbe_ir_type *t = st->fields[i].type;
+        if (needs_check(t))
+            n += t->kind == FBE_IR_ARRAY ? t->array_len : 1;
+    }
+    return n;
+}
+
+static uint32_t elem_inline(const fbe_ir_type *t)
+{
+    return is_map(t) ? t->key->std_inline_size + t->elem->std_inline_size
+                     : t->elem->std_inline_size;
+}
+
+/* ---- small builders ------------------------------------------------------------- */
+
+static LLVMValueRef add_c(rd *r, LLVMValueRef a, uint64_t c)
+{
+    if (c == 0)
+        return a;
+    return LLVMBuildNUWAdd(r->e->b, a, jit_i64(r->e, c), "");
+}
+
+static LLVMValueRef add(rd *r, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildNUWAdd(r->e->b, a, b, "");
+}
+
+static LLVMValueRef mul_c(rd *r, LLVMValueRef a, uint64_t c)
+{
+    return LLVMBuildNUWMul(r->e->b, a, jit_i64(r->e, c), "");
+}
+
+static LLVMValueRef ld32(rd *r, LLVMValueRef pos)
+{
+    return LLVMBuildZExt(r->e->b, jit_load_at(r->e, r->e->i32, r->data, pos), r->e->i64, "");
+}
+
+static LLVMValueRef ld8(rd *r, LLVMValueRef pos)
+{
+    return jit_load_at(r->e, r->e->i8, r->data, pos);
+}
+
+static LLVMValueRef ugt(rd *r, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildICmp(r->e->b, LLVMIntUGT, a, b, "");
+}
+
+static LLVMValueRef is_zero(rd *r, LLVMValueRef v)
+{
+    return LLVMBuildICmp(r->e->b, LLVMIntEQ, v, LLVMConstNull(LLVMTypeOf(v)), "");
+}
+
+static LLVMValueRef ctx_gep(rd *r, unsigned field)
+{
+    return LLVMBuildStructGEP2(r->e->b, r->ctx_t, r->ctx, field, "");
+}
+
+static LLVMValueRef ctx_load(rd *r, unsigned field, LLVMTypeRef t)
+{
+    return LLVMBuildLoad2(r->e->b, t, ctx_gep(r, field), "");
+}
+
+static void ctx_store(rd *r, unsigned field, LLVMValueRef v)
+{
+    LLVMBuildStore(r->e->b, v, ctx_gep(r, field));
+}
+
+static void store_zero(rd *r, LLVMValueRef host, uint64_t n)
+{
+    if (n)
+        jit_memset(r->e, host, 0, jit_i64(r->e, n));
+}
+
+/* A fresh block placed at the end of the function, with the builder kept where
+ * it is; fill it with at_block(), return with back(). */
+static LLVMBasicBlockRef at_block(rd *r, const char *name, LLVMBasicBlockRef *saved)
+{
+    *saved = LLVMGetInsertBlock(r->e->b);
+    LLVMBasicBlockRef bb = jit_block(r->e, name);
+    jit_position(r->e, bb);
+    return bb;
+}
+
+static void back(rd *r, LLVMBasicBlockRef saved)
+{
+    jit_position(r->e, saved);
+}
+
+/* A cleanup block: zero `n` bytes at host, then continue at fail. */
+static LLVMBasicBlockRef zero_then(rd *r, LLVMValueRef host, uint64_t n, LLVMBasicBlockRef fail)
+{
+    if (!n)
+        return fail;
+    LLVMBasicBlockRef saved, bb = at_block(r, "zero", &saved);
+    store_zero(r, host, n);
+    LLVMBuildBr(r->e->b, fail);
+    back(r, saved);
+    return bb;
+}
+
+/* ---- state ------------------------------------------------------------------------ */
+
+static LLVMValueRef local_load(rd *r, LLVMValueRef slot, LLVMTypeRef t)
+{
+    return LLVMBuildLoad2(r->e->b, t, slot, "");
+}
+
+static void local_store(rd *r, LLVMValueRef slot, LLVMValueRef v)
+{
+    LLVMBuildStore(r->e->b, v, slot);
+}
+
+/* Internal functions return the budget left (< 2^32), or -status when they
+ * failed, and when decoding the arena cursor as well. */
+static void ret_state(rd *r, LLVMValueRef budget)
+{
+    jit_emit *e = r->e;
+    if (!r->aptr) {
+        LLVMBuildRet(e->b, budget);
+        return;
+    }
+    LLVMValueRef v = LLVMGetUndef(r->read_ret_t);
+    v = LLVMBuildInsertValue(e->b, v, budget, 0, "");
+    v = LLVMBuildInsertValue(e->b, v, local_load(r, r->aptr, e->ptr), 1, "");
+    LLVMBuildRet(e->b, v);
+}
+
+static void ret_ok(rd *r)
+{
+    ret_state(r, local_load(r, r->budget, r->e->i64));
+}
+
+static void ret_failed(rd *r)
+{
+    jit_emit *e = r->e;
+    LLVMValueRef st = LLVMBuildZExt(e->b, local_load(r, r->status, e->i32), e->i64, "");
+    ret_state(r, LLVMBuildNeg(e->b, st, ""));
+}
+
+/* Starts an internal function or entry point: allocas for the state. */
+static void begin(rd *r, LLVMValueRef fn, const fbe_ir_struct *st, bool report, bool reading)
+{
+    jit_emit *e = r->e;
+    jit_begin_function(e, fn);
+    r->report = report;
+    r->st = st;
+    r->field = NULL;
+    r->status = jit_alloca(e, e->i32, "status");
+    r->budget = jit_alloca(e, e->i64, "budget");
+    r->aptr = reading ? jit_alloca(e, e->ptr, "aptr") : NULL;
+    r->ret_bb = NULL;
+    r->borrow = r->arena = r->ctx = r->info = NULL;
+    r->body = r->room = NULL;
+    r->many_refs = false;
+    r->cold = false;
+}
+
+/* An internal function's parameters and state from ctx. */
+static void load_state(rd *r, LLVMValueRef fn)
+{
+    jit_emit *e = r->e;
+    r->data = LLVMGetParam(fn, 0);
+    r->size = LLVMGetParam(fn, 1);
+    if (r->aptr)
+        r->ctx = LLVMGetParam(fn, 2);
+    else
+        r->info = LLVMGetParam(fn, 2);
+    r->depth = LLVMGetParam(fn, 4);
+    local_store(r, r->budget, LLVMGetParam(fn, r->aptr ? 6 : 5));
+    if (r->aptr)
+        local_store(r, r->aptr, LLVMGetParam(fn, 7));
+    if (r->aptr) {
+        r->borrow = ctx_load(r, CTX_BORROW, e->i32);
+        r->arena = ctx_load(r, CTX_ARENA, e->ptr);
+    }
+}
+
+/* ---- failures ----------------------------------------------------------------- */
+
+/* fbe_jit_verify_fail only writes *info: telling LLVM so at the call keeps the
+ * state it could otherwise read (ctx escapes to the out-of-line paths) out of
+ * memory on the hot path. */
+static void report_call(jit_emit *e, LLVMValueRef *args)
+{
+    LLVMValueRef call = LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
+    /* memory(argmem: write): MemoryEffects bits, ArgMem location, ModRef = Mod */
+    unsigned kind = LLVMGetEnumAttributeKindForName("memory", 6);
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                             LLVMCreateEnumAttribute(e->ctx, kind, 2));
+}
+
+/* status = code; report; goto fail. Ends the current block. Every failing check
+ * has its own cold block with its own report call: a shared report block would
+ * need its arguments as phis, set on the hot path before every branch to it. */
+static void fail_with(rd *r, fbe_status code, LLVMValueRef pos, LLVMBasicBlockRef fail)
+{
+    jit_emit *e = r->e;
+    LLVMBuildStore(e->b, jit_i32(e, code), r->status);
+    if (r->report) {
+        LLVMValueRef args[] = {r->info, jit_i32(e, code), pos,
+                               jit_host_ptr(e, r->st), jit_host_ptr(e, r->field)};
+        report_call(e, args);
+        fail = r->ret_bb;
+    }
+    LLVMBuildBr(e->b, fail);
+}
+
+/* if (cond) fail with code at pos. */
+static void check(rd *r, LLVMValueRef cond, fbe_status code, LLVMValueRef pos,
+                  LLVMBasicBlockRef fail)
+{
+    jit_emit *e = r->e;
+    LLVMBasicBlockRef bad = jit_block(e, "bad"), ok = jit_block(e, "ok");
+    LLVMBuildCondBr(e->b, jit_unlikely(e, cond), bad, ok);
+    jit_position(e, bad);
+    fail_with(r, code, pos, fail);
+    jit_position(e, ok);
+}
+
+/* An internal function's budget result: negative (failed, already reported)
+ * goes to fail with its status, anything else is the budget left. */
+static void on_result(rd *r, LLVMValueRef budget, LLVMBasicBlockRef fail)
+{
+    jit_emit *e = r->e;
+    LLVMBasicBlockRef bad = jit_block(e, "failed"), ok = jit_block(e, "ok");
+    LLVMValueRef failed = LLVMBuildICmp(e->b, LLVMIntSLT, budget, jit_i64(e, 0), "");
+    LLVMBuildCondBr(e->b, jit_unlikely(e, failed), bad, ok);
+    jit_position(e, bad);
+    LLVMBuildStore(e->b, LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, budget, ""), e->i32, ""),
+                   r->status);
+    LLVMBuildBr(e->b, r->report ? r->ret_bb : fail);
+    jit_position(e, ok);
+    local_store(r, r->budget, budget);
+}
+
+/* charge(): n bytes of the traversal budget for the region at pos. */
+static void charge(rd *r, LLVMValueRef n, LLVMValueRef pos, LLVMBasicBlockRef fail)
+{
+    LLVMValueRef budget = local_load(r, r->budget, r->e->i64);
+    check(r, ugt(r, n, budget), FBE_TRAVERSAL_LIMIT, pos, fail);
+    local_store(r, r->budget, LLVMBuildNUWSub(r->e->b, budget, n, ""));
+}
+
+/* ---- shared checks ---------------------------------------------------------------- */
+
+/* size - n for n <= 8 (size >= 8: the frame header was checked). */
+static LLVMValueRef size_minus(rd *r, uint64_t n)
+{
+    return LLVMBuildNUWSub(r->e->b, r->size, jit_i64(r->e, n), "");
+}
+
+/* The offset `off` of a block of at least `need` bytes at base + off: off in
+ * [1, size - base - need] is the common case, tested with one compare. Branches
+ * to `rare` otherwise (the caller sorts out off == 0 and the out-of-bounds case
+ * there, in order) and returns true; false when the fast test does not apply.
+ * Two forms: against the body's room (a per-body limit, for bodies with several
+ * references), or absolute, with off - 1 computed in 32 bits so that off == 0
+ * wraps to 2^32 - 1, beyond any frame. */
+static bool offset_fast(rd *r, LLVMValueRef off, LLVMValueRef base, uint64_t need,
+                        LLVMBasicBlockRef rare)
+{
+    jit_emit *e = r->e;
+    if (need > 8)
+        return false;
+    LLVMValueRef in;
+    if (r->room && base == r->body && r->many_refs) {
+        LLVMValueRef lim = LLVMBuildSub(e->b, r->room, jit_i64(e, need), "");
+        in = LLVMBuildICmp(e->b, LLVMIntULT, LLVMBuildSub(e->b, off, jit_i64(e, 1), ""), lim, "");
+    } else {
+        LLVMValueRef m1 = LLVMBuildSub(e->b, LLVMBuildTrunc(e->b, off, e->i32, ""), jit_i32(e, 1), "");
+        LLVMValueRef x = LLVMBuildNUWAdd(e->b, LLVMBuildZExt(e->b, m1, e->i64, ""), base, "");
+        in = LLVMBuildICmp(e->b, LLVMIntULT, x, size_minus(r, need), "");
+    }
+    LLVMBasicBlockRef ok = jit_block(e, "offset_ok");
+    LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildNot(e->b, in, "")), rare, ok);
+    jit_position(e, ok);
+    return true;
+}
+
+/* off == 0 goes to `zero`, anything else fails with BAD_OFFSET at pos: the rare
+ * block of offset_fast. */
+static void offset_rare(rd *r, LLVMBasicBlockRef rare, LLVMValueRef off, LLVMBasicBlockRef zero,
+                        LLVMValueRef pos, LLVMBasicBlockRef fail)
+{
+    LLVMBasicBlockRef saved = LLVMGetInsertBlock(r->e->b);
+    jit_position(r->e, rare);
+    LLVMBasicBlockRef bad = jit_block(r->e, "bad_offset");
+    LLVMBuildCondBr(r->e->b, is_zero(r, off), zero, bad);
+    jit_position(r->e, bad);
+    fail_with(r, FBE_BAD_OFFSET, pos, fail);
+    jit_position(r->e, saved);
+}
+
+/* NULL_OFFSET (off == 0) then BAD_OFFSET (base + off + need > size) for a
+ * required reference whose offset is at pos. */
+static void required_offset(rd *r, LLVMValueRef off, LLVMValueRef base, uint64_t need,
+                            LLVMValueRef pos, LLVMBasicBlockRef fail)
+{
+    jit_emit *e = r->e;
+    LLVMBasicBlockRef rare = jit_block(e, "offset_rare");
+    if (offset_fast(r, off, base, need, rare)) {
+        LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b);
+        jit_position(e, rare);
+        check(r, is_zero(r, off), FBE_NULL_OFFSET, pos, fail);
+        fail_with(r, FBE_BAD_OFFSET, pos, fail);
+        jit_position(e, saved);
+        return;
+    }
+    LLVMDeleteBasicBlock(rare);
+    check(r, is_zero(r, off), FBE_NULL_OFFSET, pos, fail);
+    check(r, ugt(r, add_c(r, add(r, base, off), need), r->size), FBE_BAD_OFFSET, pos, fail);
+}
+
+static LLVMValueRef next_depth(rd *r)
+{
+    return LLVMBuildNUWSub(r->e->b, r->depth, jit_i32(r->e, 1), "");
+}
+
+/* Calls an internal function on the body at `body` (level `depth`): a verify
+ * function when host is NULL, else a read function into host. */
+static LLVMValueRef cold_call(rd *r, LLVMValueRef call)
+{
+    if (r->cold) {
+        unsigned kind = LLVMGetEnumAttributeKindForName("noinline", 8);
+        LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                                 LLVMCreateEnumAttribute(r->e->ctx, kind, 0));
+    }
+    return call;
+}
+
+static void call_body(rd *r, LLVMValueRef fn, LLVMValueRef body, LLVMValueRef depth,
+                      LLVMValueRef host, LLVMBasicBlockRef fail)
+{
+    jit_emit *e = r->e;
+    if (!host) {
+        /* decoding (a precheck) reports nothing */
+        LLVMValueRef info = r->aptr ? LLVMConstNull(e->ptr) : r->info;
+        LLVMValueRef args[] = {r->data, r->size, info, body, depth,
+                               local_load(r, r->budget, e->i64)};
+        on_result(r, cold_call(r, LLVMBuildCall2(e->b, r->verify_t, fn, args, 6, "")), fail);
+        return;
+    }
+    LLVMValueRef args[] = {r->data, r->size, r->ctx, body, depth, host,
+                           local_load(r, r->budget, e->i64), local_load(r, r->aptr, e->ptr)};
+    LLVMValueRef res = cold_call(r, LLVMBuildCall2(e->b, r->read_t, fn, args, 8, ""));
+    local_store(r, r->aptr, LLVMBuildExtractValue(e->b, res, 1, ""));
+    on_result(r, LLVMBuildExtractValue(e->b, res, 0, ""), fail);
+}
+
+enum { BODY_VERIFY, BODY_READ, BODY_READ_ALLOC };
+
+static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, LLVMBasicBlockRef fail);
+
+/* chk_struct for the reference at pos (frame base `base`) to a body of type T one
+ * level below r->depth (root: level 1, never too deep, and its body always fits
+ * the fresh budget), then the body's fields: a complete body through T's own
+ * function (inlined when small), a shorter one (older writer) through T's older
+ * function, out of line. Reference failures go to ref_fail, field failures to
+ * body_fail. BODY_READ decodes into host; BODY_READ_ALLOC allocates the host
+ * struct once the reference passed and stores its address at host (S?). */
+static void struct_body(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMValueRef base,
+                        LLVMBasicBlockRef ref_fail, LLVMBasicBlockRef body_fail, int mode,
+                        LLVMValueRef host, bool root)
+{
+    jit_emit *e = r->e;
+    size_t ti = jit_struct_index(e, T);
+    LLVMValueRef off = ld32(r, pos);
+    required_offset(r, off, base, 8, pos, ref_fail);
+    LLVMValueRef b = add(r, base, off);
+    LLVMValueRef s = ld32(r, b);
+    /* Small structs have a function for complete bodies (inlined) and one for
+     * bodies an older writer made shorter; the others one function for both. */
+    bool split = r->inl[ti];
+    LLVMBasicBlockRef complete = jit_block(e, "complete"), older = jit_block(e, "older"),
+                      done = jit_block(e, "struct_done");
+    if (split) {
+        LLVMValueRef short_ = LLVMBuildICmp(e->b, LLVMIntULT, s, jit_i64(e, T->std_body_size), "");
+        LLVMBuildCondBr(e->b, jit_unlikely(e, short_), older, complete);
+    } else {
+        LLVMBuildBr(e->b, older);
+        LLVMDeleteBasicBlock(complete);
+    }
+    for (int k = split ? 0 : 1; k < 2; k++) {
+        jit_position(e, k ? older : complete);
+        /* s < 8 || b + s > size (the complete path has s >= body size >= 8) */
+        LLVMValueRef bad_size = ugt(r, add(r, b, s), r->size);
+        if (k)
+            bad_size = LLVMBuildOr(e->b, bad_size,
+                                   LLVMBuildICmp(e->b, LLVMIntULT, s, jit_i64(e, 8), ""), "");
+        check(r, bad_size, FBE_BAD_STRUCT_SIZE, b, ref_fail);
+        LLVMValueRef type = jit_load_at(e, e->i32, r->data, add_c(r, b, 4));
+        check(r, LLVMBuildICmp(e->b, LLVMIntNE, type, jit_i32(e, T->type_number), ""),
+              FBE_BAD_TYPE, add_c(r, b, 4), ref_fail);
+        if (root) {
+            /* s <= size - b <= size == budget */
+            local_store(r, r->budget,
+                        LLVMBuildNUWSub(e->b, local_load(r, r->budget, e->i64), s, ""));
+        } else {
+            check(r, is_zero(r, r->depth), FBE_TOO_DEEP,
+                  pos, ref_fail);
+            charge(r, s, b, ref_fail);
+        }
+        LLVMValueRef target = mode == BODY_VERIFY ? NULL : host;
+        if (mode == BODY_READ_ALLOC) {
+            target = arena_alloc(r, jit_i64(e, T->host_size), ref_fail);
+            jit_store(e, target, host, 0);
+        }
+        bool old = split && k;
+        LLVMValueRef fn = mode == BODY_VERIFY ? (old ? r->vpartial[ti] : e->fns[ti].std_verify)
+                                              : (old ? r->rpartial[ti] : e->fns[ti].std_read);
+        call_body(r, fn, b, root ? r->depth : next_depth(r), target, body_fail);
+        LLVMBuildBr(e->b, done);
+    }
+    jit_position(e, done);
+}
+
+/* chk_optional's checks for a present optional at pos (flag already non-zero):
+ * returns the slot. */
+static LLVMValueRef optional_slot(rd *r, uint32_t inl, LLVMValueRef pos, LLVMValueRef base,
+                                  LLVMBasicBlockRef fail)
+{
+    LLVMValueRef pos1 = add_c(r, pos, 1);
+    LLVMValueRef off = ld32(r, pos1);
+    required_offset(r, off, base, inl, pos1, fail);
+    LLVMValueRef slot = add(r, base, off);
+    charge(r, jit_i64(r->e, inl), slot, fail);
+    return slot;
+}
+
+/* The offset of a string, bytes or collection block at pos: 0 goes to `empty`;
+ * otherwise BAD_OFFSET unless the block's 4-byte header fits. Returns the block
+ * position, with the builder in the non-empty path. */
+static LLVMValueRef block_offset(rd *r, LLVMValueRef pos, LLVMValueRef base,
+                                 LLVMBasicBlockRef empty, LLVMBasicBlockRef fail)
+{
+    jit_emit *e = r->e;
+    LLVMValueRef off = ld32(r, pos);
+    LLVMBasicBlockRef rare = jit_block(e, "offset_rare");
+    if (offset_fast(r, off, base, 4, rare)) {
+        offset_rare(r, rare, off, empty, pos, fail);
+        return add(r, base, off);
+    }
+    LLVMDeleteBasicBlock(rare);
+    LLVMBasicBlockRef some = jit_block(e, "block");
+    LLVMBuildCondBr(e->b, is_zero(r, off), empty, some);
+    jit_position(e, some);
+    LLVMValueRef blk = add(r, base, off);
+    check(r, ugt(r, add_c(r, blk, 4), r->size), FBE_BAD_OFFSET, pos, fail);
+    return blk;
+}
+
+/* chk_block's count check for the block at blk (header in bounds), `es` bytes
+ * per element: returns the count (i64) and sets *elems. */
+static LLVMValueRef block_count(rd *r, uint32_t es, LLVMValueRef blk, LLVMBasicBlockRef fail,
+                                LLVMValueRef *elems)
+{
+    LLVMValueRef first = add_c(r, blk, 4);
+    LLVMValueRef n = ld32(r, blk);
+    LLVMValueRef bytes = mul_c(r, n, es);
+    check(r, ugt(r, add(r, blk, bytes), size_minus(r, 4)), FBE_BAD_COUNT, blk, fail);
+    charge(r, add_c(r, bytes, 4), blk, fail);
+    *elems = first;
+    return n;
+}
+
+/* chk_string_block's length check for the block at blk (header in bounds):
+ * returns the length (i64); the payload starts at *payload. */
+static LLVMValueRef string_block(rd *r, LLVMValueRef blk, LLVMBasicBlockRef fail,
+                                 LLVMValueRef *payload)
+{
+    LLVMValueRef first = add_c(r, blk, 4);
+    LLVMValueRef n = ld32(r, blk);
+    check(r, ugt(r, add(r, blk, n), size_minus(r, 4)), FBE_BAD_LENGTH, blk, fail);
+    charge(r, add_c(r, n, 4), blk, fail);
+    *payload = first;
+    return n;
+}
+
+/* ---- verify ------------------------------------------------------------------- */
+
+static void v_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef base,
+                    LLVMBasicBlockRef fail);
+
+/* The struct referenced at pos, one level down. */
+static void v_struct_ref(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMValueRef base,
+                         LLVMBasicBlockRef fail)
+{
+    struct_body(r, T, pos, base, fail, fail, BODY_VERIFY, NULL, false);
+}
+
+/* count elements of collection t starting at elems (count: i64, may be constant). */
+static void v_elems(rd *r, const fbe_ir_type *t, LLVMValueRef elems, LLVMValueRef count,
+                    LLVMValueRef base, LLVMBasicBlockRef fail)
+{
+    const fbe_ir_type *k = is_map(t) ? t->key : NULL, *v = t->elem;
+    uint32_t ks = k ? k->std_inline_size : 0, es = ks + v->std_inline_size;
+    jit_loop loop;
+    jit_loop_begin(r->e, &loop, count);
+    LLVMValueRef p = add(r, elems, mul_c(r, jit_loop_index(r->e, &loop), es));
+    if (k && needs_check(k))
+        v_value(r, k, p, base, fail);
+    if (needs_check(v))
+        v_value(r, v, add_c(r, p, ks), base, fail);
+    jit_loop_end(r->e, &loop);
+}
+
+static void v_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef base,
+                    LLVMBasicBlockRef fail)
+{
+    jit_emit *e = r->e;
+    switch (t->kind) {
+    case FBE_IR_STRING:
+    case FBE_IR_BYTES: {
+        LLVMBasicBlockRef done = jit_block(e, "string_done");
+        LLVMValueRef payload;
+        string_block(r, block_offset(r, pos, base, done, fail), fail, &payload);
+        LLVMBuildBr(e->b, done);
+        jit_position(e, done);
+        break;
+    }
+    case FBE_IR_STRUCT:
+        v_struct_ref(r, t->struct_type, pos, base, fail);
+        break;
+    case FBE_IR_OPTIONAL: {
+        const fbe_ir_type *inner = t->elem;
+        jit_if c;
+        jit_if_begin(e, &c, LLVMBuildICmp(e->b, LLVMIntNE, ld8(r, pos), jit_i8(e, 0), ""));
+        LLVMValueRef slot = optional_slot(r, inner->std_inline_size, pos, base, fail);
+        if (inner->kind == FBE_IR_STRUCT)
+            v_struct_ref(r, inner->struct_type, slot, slot, fail);
+        else if (needs_check(inner))
+            v_value(r, inner, slot, slot, fail);
+        jit_if_end(e, &c);
+        break;
+    }
+    case FBE_IR_ARRAY: {
+        const fbe_ir_type *el = t->elem;
+        if (!needs_check(el))
+            break;
+        if (t->array_len <= UNROLL_MAX) {
+            for (uint32_t i = 0; i < t->array_len; i++)
+                v_value(r, el, add_c(r, pos, (uint64_t)i * el->std_inline_size), base, fail);
+        } else {
+            jit_loop loop;
+            jit_loop_begin(e, &loop, jit_i64(e, t->array_len));
+            v_value(r, el, add(r, pos, mul_c(r, jit_loop_index(e, &loop), el->std_inline_size)),
+                    base, fail);
+            jit_loop_end(e, &loop);
+        }
+        break;
+    }
+    case FBE_IR_VECTOR:
+    case FBE_IR_LIST:
+    case FBE_IR_SET:
+    case FBE_IR_MAP:
+    case FBE_IR_HASH: {
+        LLVMBasicBlockRef done = jit_block(e, "block_done");
+        LLVMValueRef elems;
+        LLVMValueRef n = block_count(r, elem_inline(t), block_offset(r, pos, base, done, fail),
+                                     fail, &elems);
+        if (needs_check(t->elem) || (is_map(t) && needs_check(t->key)))
+            v_elems(r, t, elems, n, base, fail);
+        LLVMBuildBr(e->b, done);
+        jit_position(e, done);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* The fields of a body (verify): all of them, or (guarded: ssize != NULL) those
+ * that fit in ssize bytes. */
+static void v_fields(rd *r, const fbe_ir_struct *st, LLVMValueRef body, LLVMValueRef ssize,
+                     LLVMBasicBlockRef done)
+{
+    jit_emit *e = r->e;
+    for (size_t i = 0; i < st->field_count; i++) {
+        const fbe_ir_field *fd = &st->fields[i];
+        if (!needs_check(fd->type))
+            continue;
+        if (ssize) {
+            /* absent (older writer): so are all the fields after it */
+            LLVMBasicBlockRef next = jit_block(e, "present");
+            uint64_t end = (uint64_t)fd->std_offset + fd->type->std_inline_size;
+            LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntULT, ssize, jit_i64(e, end), ""), done,
+                            next);
+            jit_position(e, next);
+        }
+        r->field = fd;
+        v_value(r, fd->type, add_c(r, body, fd->std_offset), body, r->ret_bb);
+    }
+    LLVMBuildBr(e->b, done);
+}
+
+static bool any_checked(const fbe_ir_struct *st)
+{
+    for (size_t i = 0; i < st->field_count; i++)
+        if (needs_check(st->fields[i].type))
+            return true;
+    return false;
+}
+
+/* std_verify.S (partial == false): the body is complete; std_verify_older.S: the
+ * body is shorter than the schema's (the caller tells them apart). */
+static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool partial)
+{
+    jit_emit *e = r->e;
+    begin(r, fn, st, true, false);
+    LLVMValueRef body = LLVMGetParam(fn, 3);
+    if (!any_checked(st)) {
+        LLVMBuildRet(e->b, LLVMGetParam(fn, 5));
+        return;
+    }
+    load_state(r, fn);
+    r->body = body;
+    r->room = LLVMBuildSub(e->b, r->size, body, "");
+    r->many_refs = count_refs(st) > 2;
+    r->cold = partial && r->inl[jit_struct_index(e, st)];
+    LLVMBasicBlockRef saved;
+    r->ret_bb = at_block(r, "fail", &saved);
+    ret_failed(r);
+    back(r, saved);
+    LLVMBasicBlockRef done = at_block(r, "done", &saved);
+    ret_ok(r);
+    back(r, saved);
+
+    v_fields(r, st, body, partial ? ld32(r, body) : NULL, done);
+}
+
+/* ---- deserialize ---------------------------------------------------------------- */
+
+static void d_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef base,
+                    LLVMValueRef host, LLVMBasicBlockRef fail);
+
+/* fbe_arena_alloc with its bump path inlined (same rounding and alignment) on
+ * the cached pointer; the rest goes through it. NOMEM goes to fail. */
+static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, LLVMBasicBlockRef fail)
+{
+    jit_emit *e = r->e;
+    LLVMValueRef out = jit_alloca(e, e->ptr, "mem");
+    LLVMValueRef rounded = LLVMBuildAnd(e->b, add_c(r, n, 15), jit_i64(e, ~(uint64_t)15), "");
+    LLVMValueRef p = local_load(r, r->aptr, e->ptr);
+    LLVMValueRef end = ctx_load(r, CTX_AEND, e->ptr);
+    LLVMValueRef avail = LLVMBuildSub(e->b, LLVMBuildPtrToInt(e->b, end, e->i64, ""),
+                                      LLVMBuildPtrToInt(e->b, p, e->i64, ""), "");
+    LLVMValueRef fits = LLVMBuildAnd(e->b, LLVMBuildICmp(e->b, LLVMIntNE, n, jit_i64(e, 0), ""),
+                                     LLVMBuildICmp(e->b, LLVMIntUGE, avail, rounded, ""), "");
+    LLVMBasicBlockRef fast = jit_block(e, "bump"), slow = jit_block(e, "chunk"),
+                      done = jit_block(e, "allocated");
+    LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildNot(e->b, fits, "")), slow, fast);
+    jit_position(e, fast);
+    LLVMBuildStore(e->b, p, out);
+    local_store(r, r->aptr, jit_gep(e, p, rounded));
+    LLVMBuildBr(e->b, done);
+    jit_position(e, slow);
+    jit_store(e, p, r->arena, offsetof(fbe_arena, ptr));
+    LLVMValueRef args[] = {r->arena, n};
+    LLVMValueRef q = LLVMBuildCall2(e->b, e->fn_arena_alloc_t, e->fn_arena_alloc, args, 2, "");
+    local_store(r, r->aptr, jit_load(e, e->ptr, r->arena, offsetof(fbe_arena, ptr)));
+    ctx_store(r, CTX_AEND, jit_load(e, e->ptr, r->arena, offsetof(fbe_arena, end)));
+    LLVMBuildStore(e->b, q, out);
+    check(r, LLVMBuildIsNull(e->b, q, ""), FBE_NOMEM, jit_i64(e, 0), fail);
+    LLVMBuildBr(e->b, done);
+    jit_position(e, done);
+    return LLVMBuildLoad2(e->b, e->ptr, out, "");
+}
+
+/* One scalar (t->std_inline_size bytes) from pos to host. */
+static void d_scalar(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef host)
+{
+    jit_emit *e = r->e;
+    if (t->kind == FBE_IR_BOOL) {
+        LLVMValueRef v = LLVMBuildICmp(e->b, LLVMIntNE, ld8(r, pos), jit_i8(e, 0), "");
+        jit_store(e, LLVMBuildZExt(e->b, v, e->i8, ""), host, 0);
+        return;
+    }
+    jit_store(e, jit_load_at(e, jit_int_type(e, t->std_inline_size), r->data, pos), host, 0);
+}
+
+/* count scalars of type el: wire stride el->std_inline_size, host el->host_size. */
+static void d_scalars(rd *r, const fbe_ir_type *el, LLVMValueRef pos, LLVMValueRef host,
+                      LLVMValueRef count)
+{
+    jit_emit *e = r->e;
+    uint32_t es = el->std_inline_size, hs = el->host_size;
+    if (el->kind != FBE_IR_BOOL && es == hs) {
+        jit_memcpy(e, host, jit_gep(e, r->data, pos), mul_c(r, count, es));
+        return;
+    }
+    if (LLVMIsAConstantInt(count) && LLVMConstIntGetZExtValue(count) <= UNROLL_MAX) {
+        uint64_t n = LLVMConstIntGetZExtValue(count);
+        for (uint64_t i = 0; i < n; i++)
+            d_scalar(r, el, add_c(r, pos, i * es), jit_gep_c(e, host, i * hs));
+        return;
+    }
+    jit_loop loop;
+    jit_loop_begin(e, &loop, count);
+    LLVMValueRef i = jit_loop_index(e, &loop);
+    d_scalar(r, el, add(r, pos, mul_c(r, i, es)), jit_gep(e, host, mul_c(r, i, hs)));
+    jit_loop_end(e, &loop);
+}
+
+/* Copies n (> 0) bytes: up to 32 with two overlapping loads and stores of the
+ * largest width that fits, more with memcpy. */
+static void copy_bytes(rd *r, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef n)
+{
+    jit_emit *e = r->e;
+    LLVMBasicBlockRef done = jit_block(e, "copied");
+    static const uint32_t widths[] = {16, 8, 4};
+    LLVMBasicBlockRef big = jit_block(e, "copy.big"), small = jit_block(e, "copy.small");
+    LLVMBuildCondBr(e->b, ugt(r, n, jit_i64(e, 32)), big, small);
+    jit_position(e, big);
+    jit_memcpy(e, dst, src, n);
+    LLVMBuildBr(e->b, done);
+    jit_position(e, small);
+    for (size_t k = 0; k < 3; k++) {
+        uint32_t w = widths[k];
+        LLVMBasicBlockRef yes = jit_block(e, "copy.wide"), no = jit_block(e, "copy.narrow");
+        LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntUGE, n, jit_i64(e, w), ""), yes, no);
+        jit_position(e, yes);
+        LLVMTypeRef t = jit_int_type(e, w);
+        LLVMValueRef tail = LLVMBuildSub(e->b, n, jit_i64(e, w), "");
+        LLVMValueRef a = jit_load(e, t, src, 0);
+        LLVMValueRef b = jit_load_at(e, t, src, tail);
+        jit_store(e, a, dst, 0);
+        jit_store_at(e, b, dst, tail);
+        LLVMBuildBr(e->b, done);
+        jit_position(e, no);
+    }
+    /* 1..3 bytes: first, middle, last */
+    LLVMValueRef mid = LLVMBuildLShr(e->b, n, jit_i64(e, 1), "");
+    LLVMValueRef last = LLVMBuildSub(e->b, n, jit_i64(e, 1), "");
+    LLVMValueRef b0 = jit_load(e, e->i8, src, 0);
+    LLVMValueRef b1 = jit_load_at(e, e->i8, src, mid);
+    LLVMValueRef b2 = jit_load_at(e, e->i8, src, last);
+    jit_store(e, b0, dst, 0);
+    jit_store_at(e, b1, dst, mid);
+    jit_store_at(e, b2, dst, last);
+    LLVMBuildBr(e->b, done);
+    jit_position(e, done);
+}
+
+/* String or bytes at pos into host {pointer, size}. */
+static void d_string(rd *r, LLVMValueRef pos, LLVMValueRef base, LLVMValueRef host,
+                     LLVMBasicBlockRef fail)
+{
+    jit_emit *e = r->e;
+    LLVMValueRef zero_ptr = LLVMConstNull(e->ptr);
+    LLVMBasicBlockRef clean = zero_then(r, host, 16, fail);
+    LLVMBasicBlockRef empty = jit_block(e, "str.empty"), done = jit_block(e, "str.done");
+    LLVMValueRef payload;
+    LLVMValueRef n = string_block(r, block_offset(r, pos, base, empty, clean), clean, &payload);
+    LLVMBasicBlockRef nonempty = jit_block(e, "str.bytes");
+    LLVMBuildCondBr(e->b, is_zero(r, n), empty, nonempty);
+    jit_position(e, nonempty);
+    LLVMValueRef src = jit_gep(e, r->data, payload);
+    LLVMBasicBlockRef borrow = jit_block(e, "str.borrow"), copy = jit_block(e, "str.copy");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, r->borrow, jit_i32(e, 0), ""), borrow,
+                    copy);
+    jit_position(e, borrow);
+    jit_store(e, src, host, 0);
+    jit_store(e, n, host, 8);
+    LLVMBuildBr(e->b, done);
+    jit_position(e, copy);
+    /* d_string_payload: on NOMEM the view stays {NULL, 0} */
+    LLVMValueRef p = arena_alloc(r, add_c(r, n, 1), clean);
+    copy_bytes(r, p, src, n);
+    jit_store_at(e, jit_i8(e, 0), p, n);
+    jit_store(e, p, host, 0);
+    jit_store(e, n, host, 8);
+    LLVMBuildBr(e->b, done);
+    jit_position(e, empty);
+    jit_store(e, zero_ptr, host, 0);
+    jit_store(e, jit_i64(e, 0), host, 8);
+    LLVMBuildBr(e->b, done);
+    jit_position(e, done);
+}
+
+/* The struct referenced at pos into host (by value). */
+static void d_struct(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMValueRef base,
+                     LLVMValueRef host, LLVMBasicBlockRef fail)
+{
+    struct_body(r, T, pos, base, zero_then(r, host, T->host_size, fail), fail, BODY_READ, host,
+                false);
+}
+
+/* Large arrays of elements not yet checked: verify them first (same budget,
+ * restored afterwards) when the allocation would be out of proportion. */
+static void precheck(rd *r, const fbe_ir_type *t, LLVMValueRef elems, LLVMValueRef count,
+                     LLVMValueRef base, uint32_t hs, LLVMBasicBlockRef fail)
+{
+    jit_emit *e = r->e;
+    if (!needs_check(t->elem) && !(is_map(t) && needs_check(t->key)))
+        return;
+    LLVMValueRef bytes = mul_c(r, count, hs);
+    LLVMValueRef budget = local_load(r, r->budget, e->i64);
+    LLVMValueRef big = LLVMBuildAnd(
+        e->b, ugt(r, bytes, jit_i64(e, 4096)),
+        ugt(r, LLVMBuildLShr(e->b, bytes, jit_i64(e, 2), ""), budget), "");
+    jit_if c;
+    jit_if_begin(e, &c, jit_unlikely(e, big));
+    bool report = r->report, cold = r->cold;
+    r->report = false;
+    r->cold = true;
+    v_elems(r, t, elems, count, base, fail);
+    r->report = report;
+    r->cold = cold;
+    local_store(r, r->budget, budget);
+    jit_if_end(e, &c);
+}
+
+static void d_seq(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef base,
+                  LLVMValueRef host, LLVMBasicBlockRef fail)
+{
+    jit_emit *e = r->e;
+    bool map = is_map(t);
+    const fbe_ir_type *k = map ? t->key : NULL, *v = t->elem;
+    uint32_t ks = k ? k->std_inline_size : 0, es = ks + v->std_inline_size;
+    uint32_t hs = map ? t->host_entry_size : v->host_size;
+    uint32_t vo = map ? t->host_entry_value_offset : 0;
+    jit_store(e, LLVMConstNull(e->ptr), host, 0);
+    jit_store(e, jit_i64(e, 0), host, 8);
+    LLVMBasicBlockRef done = jit_block(e, "seq.done");
+    LLVMValueRef elems;
+    LLVMValueRef n = block_count(r, es, block_offset(r, pos, base, done, fail), fail, &elems);
+    jit_if c2;
+    jit_if_begin(e, &c2, LLVMBuildICmp(e->b, LLVMIntNE, n, jit_i64(e, 0), ""));
+    bool scalar = map ? is_scalar(k) && is_scalar(v) : is_scalar(v);
+    if (!scalar)
+        precheck(r, t, elems, n, base, hs, fail);
+    LLVMValueRef arr = arena_alloc(r, mul_c(r, n, hs), fail);
+    jit_store(e, arr, host, 0);
+    if (!map && scalar) {
+        d_scalars(r, v, elems, arr, n);
+    } else {
+        jit_loop loop;
+        jit_loop_begin(e, &loop, n);
+        LLVMValueRef i = jit_loop_index(e, &loop);
+        LLVMValueRef p = add(r, elems, mul_c(r, i, es));
+        LLVMValueRef item = jit_gep(e, arr, mul_c(r, i, hs));
+        if (map && scalar) {
+            d_scalar(r, k, p, item);
+            d_scalar(r, v, add_c(r, p, ks), jit_gep_c(e, item, vo));
+        } else {
+            /* on failure element i is safe, the ones after it were never written */
+            LLVMBasicBlockRef saved, sized = at_block(r, "seq.fail", &saved);
+            jit_store(e, add_c(r, jit_loop_index(e, &loop), 1), host, 8);
+            LLVMBuildBr(e->b, fail);
+            back(r, saved);
+            if (map) {
+                d_value(r, k, p, base, item,
+                        zero_then(r, jit_gep_c(e, item, vo), v->host_size, sized));
+                d_value(r, v, add_c(r, p, ks), base, jit_gep_c(e, item, vo), sized);
+            } else {
+                d_value(r, v, p, base, item, sized);
+            }
+        }
+        jit_loop_end(e, &loop);
+    }
+    jit_store(e, n, host, 8);
+    jit_if_end(e, &c2);
+    LLVMBuildBr(e->b, done);
+    jit_position(e, done);
+}
+
+static void d_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef base,
+                    LLVMValueRef host, LLVMBasicBlockRef fail)
+{
+    jit_emit *e = r->e;
+    switch (t->kind) {
+    case FBE_IR_STRING:
+    case FBE_IR_BYTES:
+        d_string(r, pos, base, host, fail);
+        break;
+    case FBE_IR_STRUCT:
+        d_struct(r, t->struct_type, pos, base, host, fail);
+        break;
+    case FBE_IR_OPTIONAL: {
+        const fbe_ir_type *inner = t->elem;
+        if (inner->kind == FBE_IR_STRUCT) {
+            /* the pointer stays NULL unless the body passed its checks and was allocated */
+            const fbe_ir_struct *T = inner->struct_type;
+            jit_store(e, LLVMConstNull(e->ptr), host, 0);
+            jit_if c;
+            jit_if_begin(e, &c, LLVMBuildICmp(e->b, LLVMIntNE, ld8(r, pos), jit_i8(e, 0), ""));
+            LLVMValueRef slot = optional_slot(r, 4, pos, base, fail);
+            struct_body(r, T, slot, slot, fail, fail, BODY_READ_ALLOC, host, false);
+            jit_if_end(e, &c);
+        } else {
+            /* absent, or failing its checks: has_value false, value zero */
+            jit_if c;
+            jit_if_begin(e, &c, LLVMBuildICmp(e->b, LLVMIntNE, ld8(r, pos), jit_i8(e, 0), ""));
+            LLVMValueRef slot = optional_slot(r, inner->std_inline_size, pos, base,
+                                              zero_then(r, host, t->host_size, fail));
+            jit_store(e, jit_i8(e, 1), host, 0);
+            d_value(r, inner, slot, slot, jit_gep_c(e, host, t->host_value_offset), fail);
+            jit_if_else(e, &c);
+            store_zero(r, host, t->host_size);
+            jit_if_end(e, &c);
+        }
+        break;
+    }
+    case FBE_IR_ARRAY: {
+        const fbe_ir_type *el = t->elem;
+        uint32_t es = el->std_inline_size, hs = el->host_size, n = t->array_len;
+        if (is_scalar(el)) {
+            d_scalars(r, el, pos, host, jit_i64(e, n));
+            break;
+        }
+        if (n <= UNROLL_MAX) {
+            for (uint32_t i = 0; i < n; i++)
+                d_value(r, el, add_c(r, pos, (uint64_t)i * es), base,
+                        jit_gep_c(e, host, (uint64_t)i * hs),
+                        zero_then(r, jit_gep_c(e, host, (uint64_t)(i + 1) * hs),
+                                  (uint64_t)(n - i - 1) * hs, fail));
+            break;
+        }
+        jit_loop loop;
+        jit_loop_begin(e, &loop, jit_i64(e, n));
+        LLVMValueRef i = jit_loop_index(e, &loop);
+        LLVMBasicBlockRef saved, rest = at_block(r, "array.fail", &saved);
+        {
+            LLVMValueRef j = add_c(r, jit_loop_index(e, &loop), 1);
+            jit_memset(e, jit_gep(e, host, mul_c(r, j, hs)), 0,
+                       mul_c(r, LLVMBuildSub(e->b, jit_i64(e, n), j, ""), hs));
+            LLVMBuildBr(e->b, fail);
+        }
+        back(r, saved);
+        d_value(r, el, add(r, pos, mul_c(r, i, es)), base, jit_gep(e, host, mul_c(r, i, hs)), rest);
+        jit_loop_end(e, &loop);
+        break;
+    }
+    case FBE_IR_VECTOR:
+    case FBE_IR_LIST:
+    case FBE_IR_SET:
+    case FBE_IR_MAP:
+    case FBE_IR_HASH:
+        d_seq(r, t, pos, base, host, fail);
+        break;
+    default:
+        d_scalar(r, t, pos, host);
+        break;
+    }
+}
+
+/* The fields of a body (deserialize). Complete (ssize == NULL): every field, runs
+ * of plain scalars whose wire and host layouts agree as one block copy. Guarded:
+ * a field that does not fit goes to init[i] (schema defaults from there on).
+ * A failure in field i goes to zero[i + 1] (fields after it zeroed). */
+static void d_fields(rd *r, const fbe_ir_struct *st, LLVMValueRef body, LLVMValueRef ssize,
+                     LLVMValueRef host, LLVMBasicBlockRef *zero, LLVMBasicBlockRef *init,
+                     LLVMBasicBlockRef done)
+{
+    jit_emit *e = r->e;
+    for (size_t i = 0; i < st->field_count;) {
+        const fbe_ir_field *fd = &st->fields[i];
+        r->field = fd;
+        if (is_plain(fd->type)) {
+            /* a run of fields laid out identically on the wire and in the host:
+             * one copy when all of it is present */
+            size_t j = i + 1;
+            uint64_t len = fd->type->std_inline_size;
+            while (j < st->field_count && is_plain(st->fields[j].type) &&
+                   st->fields[j].std_offset == fd->std_offset + len &&
+                   st->fields[j].host_offset == fd->host_offset + len) {
+                len += st->fields[j].type->std_inline_size;
+                j++;
+            }
+            if (ssize) {
+                /* not all of it: field by field up to the first absent one (rare) */
+                LLVMBasicBlockRef all = jit_block(e, "run"), some = jit_block(e, "run.part");
+                LLVMValueRef short_ = LLVMBuildICmp(e->b, LLVMIntULT, ssize,
+                                                    jit_i64(e, fd->std_offset + len), "");
+                LLVMBuildCondBr(e->b, jit_unlikely(e, short_), some, all);
+                jit_position(e, some);
+                for (size_t k = i; k < j; k++) {
+                    const fbe_ir_field *fk = &st->fields[k];
+                    LLVMBasicBlockRef next = jit_block(e, "present");
+                    uint64_t end = (uint64_t)fk->std_offset + fk->type->std_inline_size;
+                    LLVMBuildCondBr(e->b,
+                                    LLVMBuildICmp(e->b, LLVMIntULT, ssize, jit_i64(e, end), ""),
+                                    init[k], next);
+                    jit_position(e, next);
+                    d_value(r, fk->type, add_c(r, body, fk->std_offset), body,
+                            jit_gep_c(e, host, fk->host_offset), zero[k + 1]);
+                }
+                /* the run's last field did not fit: never reached */
+                LLVMBuildBr(e->b, init[j]);
+                jit_position(e, all);
+            }
+            LLVMValueRef src = jit_gep(e, r->data, add_c(r, body, fd->std_offset));
+            LLVMValueRef dst = jit_gep_c(e, host, fd->host_offset);
+            if (len == 1 || len == 2 || len == 4 || len == 8 || len == 16)
+                jit_store(e, jit_load(e, jit_int_type(e, (uint32_t)len), src, 0), dst, 0);
+            else
+                jit_memcpy(e, dst, src, jit_i64(e, len));
+            i = j;
+            continue;
+        }
+        if (ssize) {
+            LLVMBasicBlockRef next = jit_block(e, "present");
+            uint64_t end = (uint64_t)fd->std_offset + fd->type->std_inline_size;
+            LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntULT, ssize, jit_i64(e, end), ""),
+                            init[i], next);
+            jit_position(e, next);
+        }
+        d_value(r, fd->type, add_c(r, body, fd->std_offset), body,
+                jit_gep_c(e, host, fd->host_offset), zero[i + 1]);
+        i++;
+    }
+    LLVMBuildBr(e->b, done);
+}
+
+/* std_read.S (partial == false) and std_read_older.S, like define_verify. */
+static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool partial)
+{
+    jit_emit *e = r->e;
+    begin(r, fn, st, false, true);
+    LLVMValueRef body = LLVMGetParam(fn, 3);
+    LLVMValueRef host = LLVMGetParam(fn, 5);
+    size_t n = st->field_count;
+    if (n == 0) {
+        load_state(r, fn);
+        ret_ok(r);
+        return true;
+    }
+    load_state(r, fn);
+    r->body = body;
+    r->room = LLVMBuildSub(e->b, r->size, body, "");
+    r->many_refs = count_refs(st) > 2;
+    r->cold = partial && r->inl[jit_struct_index(e, st)];
+    LLVMBasicBlockRef *zero = calloc(2 * (n + 1), sizeof *zero), *init = zero + n + 1;
+    if (!zero)
+        return false;
+    LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b);
+    for (size_t i = 0; i <= n; i++) {
+        zero[i] = jit_block(e, "zero.rest");
+        init[i] = partial ? jit_block(e, "defaults") : NULL;
+    }
+    /* zero[i]: fields i.. zeroed, then return the status (with the arena cursor:
+     * what was allocated stays allocated) */
+    for (size_t i = 0; i <= n; i++) {
+        jit_position(e, zero[i]);
+        if (i == n) {
+            ret_failed(r);
+            continue;
+        }
+        store_zero(r, jit_gep_c(e, host, st->fields[i].host_offset), st->fields[i].type->host_size);
+        LLVMBuildBr(e->b, zero[i + 1]);
+    }
+    /* init[i]: fields i.. an older writer did not have get their defaults */
+    for (size_t i = 0; partial && i <= n; i++) {
+        jit_position(e, init[i]);
+        if (i == n) {
+            ret_ok(r);
+            continue;
+        }
+        LLVMValueRef args[] = {jit_host_ptr(e, &st->fields[i]),
+                               jit_gep_c(e, host, st->fields[i].host_offset)};
+        LLVMBuildCall2(e->b, e->fn_init_field_t, e->fn_init_field, args, 2, "");
+        LLVMBuildBr(e->b, init[i + 1]);
+    }
+    jit_position(e, saved);
+    LLVMBasicBlockRef done = at_block(r, "done", &saved);
+    ret_ok(r);
+    back(r, saved);
+
+    if (partial)
+        d_fields(r, st, body, ld32(r, body), host, zero, init, init[n]);
+    else
+        d_fields(r, st, body, NULL, host, zero, init, done);
+    free(zero);
+    return true;
+}
+
+/* ---- entry points ------------------------------------------------------------------ */
+
+/* The frame header: leaves r->size = full_size = the budget. Failures go to fail. */
+static void frame(rd *r, LLVMValueRef data, LLVMValueRef size, LLVMBasicBlockRef fail)
+{
+    jit_emit *e = r->e;
+    LLVMValueRef zero = jit_i64(e, 0);
+    r->data = data;
+    check(r, LLVMBuildICmp(e->b, LLVMIntULT, size, jit_i64(e, 8), ""), FBE_TRUNCATED, zero, fail);
+    LLVMValueRef full = ld32(r, zero);
+    check(r, LLVMBuildICmp(e->b, LLVMIntULT, full, jit_i64(e, 8), ""), FBE_BAD_FRAME_SIZE, zero, fail);
+    check(r, ugt(r, full, size), FBE_TRUNCATED, zero, fail);
+    r->size = full;
+    local_store(r, r->budget, full);
+    /* the root reference has base 0: its room is the whole frame */
+    r->body = zero;
+    r->room = full;
+    r->many_refs = true;
+}
+
+/* `bad` when type is NULL, or data is NULL with a non-zero size. */
+static void check_arguments(rd *r, LLVMValueRef type, LLVMValueRef data, LLVMValueRef size,
+                            LLVMBasicBlockRef bad)
+{
+    jit_emit *e = r->e;
+    LLVMBasicBlockRef has_type = jit_block(e, "has_type"), null_data = jit_block(e, "null_data"),
+                      go = jit_block(e, "arguments_ok");
+    LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildIsNull(e->b, type, "")), bad, has_type);
+    jit_position(e, has_type);
+    LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildIsNull(e->b, data, "")), null_data, go);
+    jit_position(e, null_data);
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, size, jit_i64(e, 0), ""), bad, go);
+    jit_position(e, go);
+}
+
+static void define_verify_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *f)
+{
+    jit_emit *e = r->e;
+    LLVMValueRef fn = f->entry[FBE_STANDARD][JIT_VERIFY];
+    begin(r, fn, st, true, false);
+    LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1),
+                 size = LLVMGetParam(fn, 2), info = LLVMGetParam(fn, 3);
+    r->info = info;
+
+    LLVMBasicBlockRef saved, bad_arg = at_block(r, "bad_argument", &saved);
+    LLVMValueRef args[] = {info, jit_i32(e, FBE_INVALID_ARGUMENT), jit_i64(e, 0),
+                           LLVMConstNull(e->ptr), LLVMConstNull(e->ptr)};
+    report_call(e, args);
+    LLVMBuildRet(e->b, jit_i32(e, FBE_INVALID_ARGUMENT));
+    back(r, saved);
+    check_arguments(r, type, data, size, bad_arg);
+
+    /* the root body is level 1 (max_depth >= 1) */
+    r->depth = jit_i32(e, fbe_codec_max_depth(e->codec) - 1);
+    r->ret_bb = at_block(r, "fail", &saved);
+    LLVMBuildRet(e->b, local_load(r, r->status, e->i32));
+    back(r, saved);
+    frame(r, data, size, r->ret_bb);
+    struct_body(r, st, jit_i64(e, 4), r->body, r->ret_bb, r->ret_bb, BODY_VERIFY, NULL, true);
+    /* *info = {FBE_OK} */
+    jit_if c;
+    jit_if_begin(e, &c, LLVMBuildIsNotNull(e->b, info, ""));
+    jit_store(e, jit_i64(e, 0), info, 0);
+    jit_store(e, jit_i64(e, 0), info, 8);
+    jit_store(e, jit_i64(e, 0), info, 16);
+    jit_store(e, jit_i64(e, 0), info, 24);
+    jit_if_end(e, &c);
+    LLVMBuildRet(e->b, jit_i32(e, FBE_OK));
+}
+
+static void define_read_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *f)
+{
+    jit_emit *e = r->e;
+    LLVMValueRef fn = f->entry[FBE_STANDARD][JIT_DESERIALIZE];
+    begin(r, fn, st, false, true);
+    LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1),
+                 size = LLVMGetParam(fn, 2), value = LLVMGetParam(fn, 3),
+                 options = LLVMGetParam(fn, 4), consumed = LLVMGetParam(fn, 5);
+    r->ctx = jit_alloca(e, r->ctx_t, "ctx");
+
+    jit_if c;
+    jit_if_begin(e, &c, LLVMBuildIsNotNull(e->b, consumed, ""));
+    jit_store(e, jit_i64(e, 0), consumed, 0);
+    jit_if_end(e, &c);
+
+    LLVMBasicBlockRef saved, bad_arg = at_block(r, "bad_argument", &saved);
+    LLVMBuildRet(e->b, jit_i32(e, FBE_INVALID_ARGUMENT));
+    back(r, saved);
+    LLVMBasicBlockRef no_arena = at_block(r, "no_arena", &saved);
+    store_zero(r, value, st->host_size);
+    LLVMBuildRet(e->b, jit_i32(e, FBE_INVALID_ARGUMENT));
+    back(r, saved);
+    LLVMBasicBlockRef has_type = jit_block(e, "has_type"), has_value = jit_block(e, "has_value"),
+                      has_options = jit_block(e, "has_options");
+    LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildIsNull(e->b, type, "")), bad_arg, has_type);
+    jit_position(e, has_type);
+    LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildIsNull(e->b, value, "")), bad_arg, has_value);
+    jit_position(e, has_value);
+    LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildIsNull(e->b, options, "")), no_arena,
+                    has_options);
+    jit_position(e, has_options);
+    LLVMValueRef arena = jit_load(e, e->ptr, options, offsetof(fbe_decode_options, arena));
+    LLVMBasicBlockRef has_arena = jit_block(e, "has_arena");
+    LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildIsNull(e->b, arena, "")), no_arena, has_arena);
+    jit_position(e, has_arena);
+    check_arguments(r, type, data, size, no_arena);
+
+    LLVMValueRef md = jit_load(e, e->i32, options, offsetof(fbe_decode_options, max_depth));
+    md = LLVMBuildSelect(e->b, is_zero(r, md), jit_i32(e, fbe_codec_max_depth(e->codec)), md, "");
+    LLVMValueRef flags = jit_load(e, e->i32, options, offsetof(fbe_decode_options, flags));
+    r->depth = LLVMBuildSub(e->b, md, jit_i32(e, 1), "");
+    r->arena = arena;
+    r->borrow = LLVMBuildAnd(e->b, flags, jit_i32(e, FBE_DECODE_BORROW), "");
+    ctx_store(r, CTX_ARENA, arena);
+    ctx_store(r, CTX_BORROW, r->borrow);
+    ctx_store(r, CTX_AEND, jit_load(e, e->ptr, arena, offsetof(fbe_arena, end)));
+    local_store(r, r->aptr, jit_load(e, e->ptr, arena, offsetof(fbe_arena, ptr)));
+
+    LLVMBasicBlockRef fail = at_block(r, "fail", &saved);
+    store_zero(r, value, st->host_size);
+    LLVMBuildRet(e->b, local_load(r, r->status, e->i32));
+    back(r, saved);
+    /* a failure in the fields: what was allocated stays allocated */
+    LLVMBasicBlockRef failed = at_block(r, "failed", &saved);
+    jit_store(e, local_load(r, r->aptr, e->ptr), arena, offsetof(fbe_arena, ptr));
+    LLVMBuildRet(e->b, local_load(r, r->status, e->i32));
+    back(r, saved);
+    frame(r, data, size, fail);
+    struct_body(r, st, jit_i64(e, 4), r->body, fail, failed, BODY_READ, value, true);
+    jit_store(e, local_load(r, r->aptr, e->ptr), arena, offsetof(fbe_arena, ptr));
+    jit_if c2;
+    jit_if_begin(e, &c2, LLVMBuildIsNotNull(e->b, consumed, ""));
+    jit_store(e, r->size, consumed, 0);
+    jit_if_end(e, &c2);
+    LLVMBuildRet(e->b, jit_i32(e, FBE_OK));
+}
+
+/* ---- inlining ---------------------------------------------------------------------- */
+
+/* A struct's fast path is always inlined into its callers when it is not part of a
+ * reference cycle and its expansion (children inlined too) stays small. */
+#define INLINE_WEIGHT 16
+
+typedef struct weigh {
+    rd *r;
+    unsigned char *state; /* 0 new, 1 in progress, 2 done */
+    unsigned *weight;     /* UINT_MAX: recursive or too big */
+} weigh;
+
+static unsigned struct_weight(weigh *w, const fbe_ir_struct *st);
+
+static unsigned sat_add(unsigned a, unsigned b)
+{
+    return a > UINT32_MAX - b ? UINT32_MAX : a + b;
+}
+
+static unsigned type_weight(weigh *w, const fbe_ir_type *t)
+{
+    switch (t->kind) {
+    case FBE_IR_STRING:
+    case FBE_IR_BYTES:
+        return 1;
+    case FBE_IR_STRUCT: {
+        unsigned sw = struct_weight(w, t->struct_type);
+        /* a call is cheap in code, an inlined body counts in full */
+        return sat_add(2, sw > INLINE_WEIGHT ? 1 : sw);
+    }
+    case FBE_IR_OPTIONAL:
+        return sat_add(1, type_weight(w, t->elem));
+    case FBE_IR_ARRAY: {
+        unsigned ew = type_weight(w, t->elem);
+        if (!ew)
+            return 0;
+        unsigned n = t->array_len <= UNROLL_MAX ? t->array_len : 1;
+        return ew > UINT32_MAX / n ? UINT32_MAX : ew * n;
+    }
+    case FBE_IR_VECTOR:
+    case FBE_IR_LIST:
+    case FBE_IR_SET:
+        return sat_add(2, type_weight(w, t->elem));
+    case FBE_IR_MAP:
+    case FBE_IR_HASH:
+        return sat_add(2, sat_add(type_weight(w, t->key), type_weight(w, t->elem)));
+    default:
+        return 0;
+    }
+}
+
+/* UINT32_MAX marks structs on a cycle (never inlined). */
+static unsigned struct_weight(weigh *w, const fbe_ir_struct *st)
+{
+    size_t i = jit_struct_index(w->r->e, st);
+    if (w->state[i] == 2)
+        return w->weight[i];
+    if (w->state[i] == 1) {
+        w->weight[i] = UINT32_MAX; /* recursive */
+        return UINT32_MAX;
+    }
+    w->state[i] = 1;
+    unsigned sum = 0;
+    for (size_t f = 0; f < st->field_count; f++)
+        sum = sat_add(sum, type_weight(w, st->fields[f].type));
+    if (w->weight[i] != UINT32_MAX)
+        w->weight[i] = sum;
+    w->state[i] = 2;
+    return w->weight[i];
+}
+
+static void add_fn_attr(jit_emit *e, LLVMValueRef fn, const char *name)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(e->ctx, kind, 0));
+}
+
+static void mark_noalias(jit_emit *e, LLVMValueRef fn, unsigned param)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName("noalias", 7);
+    LLVMAddAttributeAtIndex(fn, param + 1, LLVMCreateEnumAttribute(e->ctx, kind, 0));
+}
+
+/* ---- module ---------------------------------------------------------------------- */
 
 bool jit_emit_std_read(jit_emit *e)
 {
-    (void)e;
-    return true;
+    rd r = {.e = e};
+    bool ok = false;
+    LLVMTypeRef ctx_fields[CTX_FIELDS] = {e->ptr, e->ptr, e->i32};
+    r.ctx_t = LLVMStructTypeInContext(e->ctx, ctx_fields, CTX_FIELDS, 0);
+    LLVMTypeRef vparams[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->i64};
+    r.verify_t = LLVMFunctionType(e->i64, vparams, 6, 0);
+    LLVMTypeRef rret[] = {e->i64, e->ptr};
+    r.read_ret_t = LLVMStructTypeInContext(e->ctx, rret, 2, 0);
+    LLVMTypeRef rparams[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->ptr, e->i64, e->ptr};
+    r.read_t = LLVMFunctionType(r.read_ret_t, rparams, 8, 0);
+    size_t n = e->count;
+    r.vpartial = calloc(n + 1, sizeof *r.vpartial);
+    r.rpartial = calloc(n + 1, sizeof *r.rpartial);
+    r.inl = calloc(n + 1, sizeof *r.inl);
+    weigh w = {.r = &r, .state = calloc(n + 1, 1), .weight = calloc(n + 1, sizeof(unsigned))};
+    if (!r.vpartial || !r.rpartial || !r.inl || !w.state || !w.weight)
+        goto out;
+    for (size_t i = 0; i < n; i++)
+        r.inl[i] = struct_weight(&w, e->codec->types[i].ir) <= INLINE_WEIGHT;
+
+    for (size_t i = 0; i < n; i++) {
+        const fbe_ir_struct *st = e->codec->types[i].ir;
+        jit_struct_fns *f = &e->fns[i];
+        char name[512];
+        snprintf(name, sizeof name, "std_verify.%s", st->c_name);
+        f->std_verify = jit_declare(e, name, e->i64, vparams, 6, false);
+        if (r.inl[i]) {
+            snprintf(name, sizeof name, "std_verify_older.%s", st->c_name);
+            r.vpartial[i] = jit_declare(e, name, e->i64, vparams, 6, false);
+        }
+        snprintf(name, sizeof name, "std_read.%s", st->c_name);
+        f->std_read = jit_declare(e, name, r.read_ret_t, rparams, 8, false);
+        mark_noalias(e, f->std_read, 2); /* the read_ctx */
+        if (r.inl[i]) {
+            snprintf(name, sizeof name, "std_read_older.%s", st->c_name);
+            r.rpartial[i] = jit_declare(e, name, r.read_ret_t, rparams, 8, false);
+            mark_noalias(e, r.rpartial[i], 2);
+            /* older writers are rare: keep their paths out of line */
+            LLVMValueRef older[] = {r.vpartial[i], r.rpartial[i]};
+            for (size_t k = 0; k < 2; k++) {
+                add_fn_attr(e, older[k], "noinline");
+                add_fn_attr(e, older[k], "cold");
+            }
+        }
+        if (r.inl[i]) {
+            add_fn_attr(e, f->std_verify, "alwaysinline");
+            add_fn_attr(e, f->std_read, "alwaysinline");
+        }
+        LLVMTypeRef verify_params[] = {e->ptr, e->ptr, e->i64, e->ptr};
+        jit_entry_name(st, FBE_STANDARD, JIT_VERIFY, name, sizeof name);
+        f->entry[FBE_STANDARD][JIT_VERIFY] = jit_declare(e, name, e->i32, verify_params, 4, true);
+        LLVMTypeRef read_params[] = {e->ptr, e->ptr, e->i64, e->ptr, e->ptr, e->ptr};
+        jit_entry_name(st, FBE_STANDARD, JIT_DESERIALIZE, name, sizeof name);
+        f->entry[FBE_STANDARD][JIT_DESERIALIZE] = jit_declare(e, name, e->i32, read_params, 6, true);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const fbe_ir_struct *st = e->codec->types[i].ir;
+        jit_struct_fns *f = &e->fns[i];
+        if (r.inl[i]) {
+            define_verify(&r, st, f->std_verify, false);
+            define_verify(&r, st, r.vpartial[i], true);
+            if (!define_read(&r, st, f->std_read, false) || !define_read(&r, st, r.rpartial[i], true))
+                goto out;
+        } else {
+            /* one guarded function takes complete and shorter bodies */
+            define_verify(&r, st, f->std_verify, true);
+            if (!define_read(&r, st, f->std_read, true))
+                goto out;
+        }
+        define_verify_entry(&r, st, f);
+        define_read_entry(&r, st, f);
+    }
+    ok = true;
+out:
+    free(r.vpartial);
+    free(r.rpartial);
+    free(r.inl);
+    free(w.state);
+    free(w.weight);
+    return ok;
 }

@@ -1,6 +1,8 @@
-/* fbe_jit_compile: build one LLVM module for a schema, optimize it for the target
- * CPU, hand it to an ORC LLJIT instance, and install the native entry points in
- * an interpreter codec (whatever is not compiled stays interpreted). */
+/* fbe_jit_compile: build one LLVM module for a schema (module.c), optimize it for
+ * the target CPU, hand it to an ORC LLJIT instance, and install the native entry
+ * points in an interpreter codec (whatever is not compiled stays interpreted).
+ * With a cache directory the module becomes a position-independent object that
+ * is kept and reloaded by later compilations (cache.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,11 +13,11 @@
 #include <llvm-c/Orc.h>
 #include <llvm-c/TargetMachine.h>
 
+#include "cache.h"
 #include "emit.h"
 #include "fbe/jit.h"
 #include "fbe/schema.h"
 #include "helpers.h"
-#include "cache.h"
 #include "interp/program.h"
 #include "module.h"
 

@@ -173,7 +173,7 @@ static const member aot_image_m[] = {
     MB(fbe_aot_image, abi_version, K_U32),
     MB(fbe_aot_image, layout_check, K_U32),
     MB(fbe_aot_image, max_depth, K_U32),
-    MB(fbe_aot_image, reserved, K_U32),
+    MB(fbe_aot_image, flags, K_U32),
     MB(fbe_aot_image, fbe_version, K_PTR),
     MB(fbe_aot_image, target, K_PTR),
     MB(fbe_aot_image, root, K_PTR),

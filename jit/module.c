@@ -89,18 +89,9 @@ LLVMTargetMachineRef jit_target_machine(const jit_target *t, char **triple_out, 
         return NULL;
     }
     char *cpu = t->cpu ? LLVMCreateMessage(t->cpu) : LLVMGetHostCPUName();
-    /* An explicit CPU that LLVM does not know gives a subtarget without 64-bit
-     * mode on x86-64 triples, which aborts inside LLVM: pin it. */
-    bool x86_64 = strncmp(triple, "x86_64", 6) == 0;
     char *features = t->features ? LLVMCreateMessage(t->features)
-                     : t->cpu    ? LLVMCreateMessage(x86_64 ? "+64bit" : "")
+                     : t->cpu    ? LLVMCreateMessage("")
                                  : LLVMGetHostCPUFeatures();
-    if (t->cpu && t->features && x86_64) {
-        char buf[1024];
-        snprintf(buf, sizeof buf, "+64bit%s%s", t->features[0] ? "," : "", t->features);
-        LLVMDisposeMessage(features);
-        features = LLVMCreateMessage(buf);
-    }
     /* LLVM ignores an unknown CPU name with a warning, but on x86-64 the CPU is
      * also where 64-bit support comes from: without it, code generation is a
      * fatal error. Every x86-64 CPU has the feature, so asking for it changes

@@ -18,13 +18,32 @@
 #include "fbe/arena.h"
 #include "fbe/buffer.h"
 #include "fbe/codec.h"
+#include "fbe/jit.h"
 #include "fbe/schema.h"
+
+#ifdef FBE_OP_AOT
+/* proto.fbe compiled by `fbec aot` at build time (perf/aot_objects.cmake). */
+fbe_codec *fbe_bench_aot_proto_codec_create(fbe_status *status);
+#endif
+#ifdef FBE_OP_STATIC
+/* proto.fbe through `fbec c`, compiled with the build's C compiler. */
+fbe_codec *fbe_proto_codec_create(fbe_status *status);
+#endif
 
 #define GOLDEN FBE_SHARED_DIR "/golden"
 
 static const char usage[] =
     "usage: fbe-op --model standard|final --op serialize|deserialize|verify -n N\n"
-    "              [--backend interp]\n";
+    "              [--backend interp|jit|aot|static] [--cpu NAME] [--features LIST]\n"
+    "              [--cache DIR] [--stats]\n"
+    "\n"
+    "  --backend  interp (default); jit: fbe_jit_compile at start-up; aot: the object\n"
+    "             of `fbec aot` (baseline x86-64) linked in; static: `fbec c` output\n"
+    "  --cpu      the JIT's target CPU (default: this machine's). Under valgrind use\n"
+    "             --cpu x86-64: valgrind cannot decode AVX-512\n"
+    "  --features the JIT's CPU features, e.g. +sse4.2 (default: the CPU's)\n"
+    "  --cache    the JIT's object cache directory (valgrind runs compile once)\n"
+    "  --stats    print the JIT's compile timings to standard error\n";
 
 static int die(const char *what, const char *detail)
 {
@@ -63,6 +82,8 @@ static inline uint64_t mix(uint64_t h, uint64_t x)
 int main(int argc, char **argv)
 {
     const char *model_name = NULL, *op = NULL, *backend = "interp";
+    const char *cpu = NULL, *features = NULL, *cache = NULL;
+    bool stats = false;
     long long n = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -70,6 +91,10 @@ int main(int argc, char **argv)
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage, stdout);
             return 0;
+        }
+        if (strcmp(a, "--stats") == 0) {
+            stats = true;
+            continue;
         }
         if (!v) {
             fputs(usage, stderr);
@@ -81,6 +106,12 @@ int main(int argc, char **argv)
             op = v;
         else if (strcmp(a, "--backend") == 0)
             backend = v;
+        else if (strcmp(a, "--cpu") == 0)
+            cpu = v;
+        else if (strcmp(a, "--features") == 0)
+            features = v;
+        else if (strcmp(a, "--cache") == 0)
+            cache = v;
         else if (strcmp(a, "-n") == 0) {
             char *end;
             errno = 0;
@@ -97,7 +128,9 @@ int main(int argc, char **argv)
     bool is_final = model_name && strcmp(model_name, "final") == 0;
     bool model_ok = is_standard || is_final;
     fbe_model model = is_final ? FBE_FINAL : FBE_STANDARD;
-    if (!model_ok || !op || n < 0 || strcmp(backend, "interp") != 0 ||
+    bool backend_ok = strcmp(backend, "interp") == 0 || strcmp(backend, "jit") == 0 ||
+                      strcmp(backend, "aot") == 0 || strcmp(backend, "static") == 0;
+    if (!model_ok || !op || n < 0 || !backend_ok ||
         (strcmp(op, "serialize") && strcmp(op, "deserialize") && strcmp(op, "verify"))) {
         fputs(usage, stderr);
         return 2;
@@ -107,9 +140,33 @@ int main(int argc, char **argv)
     if (!schema)
         return die("cannot load", GOLDEN "/schemas/proto.fbe");
     fbe_status st = FBE_OK;
-    fbe_codec *codec = fbe_interp_create(schema, NULL, &st);
+    fbe_codec *codec = NULL;
+    if (strcmp(backend, "interp") == 0) {
+        codec = fbe_interp_create(schema, NULL, &st);
+    } else if (strcmp(backend, "jit") == 0) {
+        fbe_jit_options jopts = {.cpu = cpu, .features = features, .require_native = true,
+                                .cache_dir = cache};
+        codec = fbe_jit_compile(schema, &jopts, &st);
+        if (codec && stats) {
+            fbe_jit_stats s = fbe_jit_codec_stats(codec);
+            fprintf(stderr, "fbe-op: JIT lower %.1f ms, optimize %.1f ms, codegen %.1f ms\n",
+                    s.lower_ms, s.optimize_ms, s.codegen_ms);
+        }
+    } else if (strcmp(backend, "aot") == 0) {
+#ifdef FBE_OP_AOT
+        codec = fbe_bench_aot_proto_codec_create(&st);
+#else
+        return die("this fbe-op has no AOT object", "built without LLVM");
+#endif
+    } else {
+#ifdef FBE_OP_STATIC
+        codec = fbe_proto_codec_create(&st);
+#else
+        return die("this fbe-op has no static C codec", NULL);
+#endif
+    }
     if (!codec)
-        return die("fbe_interp_create", fbe_strerror(st));
+        return die(backend, fbe_strerror(st));
     const fbe_type *type = fbe_codec_type(codec, "proto.Account");
     size_t std_size, final_size;
     uint8_t *std_frame = read_all(GOLDEN "/cases/proto/Account/readme.bin", &std_size);

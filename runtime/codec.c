@@ -101,6 +101,12 @@ static fbe_status unsupported_deserialize(const fbe_type *type, const uint8_t *d
     return FBE_UNSUPPORTED;
 }
 
+/* Backends whose codec is made from an fbe_aot_image. */
+static bool is_image_backend(fbe_backend b)
+{
+    return b == FBE_BACKEND_AOT || b == FBE_BACKEND_STATIC;
+}
+
 static fbe_codec *aot_fail(fbe_codec *codec, fbe_status *status, fbe_status why)
 {
     if (status)
@@ -119,7 +125,7 @@ fbe_codec *fbe_aot_codec_create(const fbe_aot_image *image, fbe_status *status)
     if (!codec)
         return aot_fail(NULL, status, FBE_NOMEM);
     fbe_arena_init(&codec->arena, NULL, NULL);
-    codec->backend = FBE_BACKEND_AOT;
+    codec->backend = image->flags & FBE_AOT_IMAGE_STATIC_C ? FBE_BACKEND_STATIC : FBE_BACKEND_AOT;
     codec->max_depth = image->max_depth ? image->max_depth : FBE_DEFAULT_MAX_DEPTH;
     codec->backend_data = (void *)(uintptr_t)image;
     size_t n = image->type_count;
@@ -150,12 +156,12 @@ fbe_codec *fbe_aot_codec_create(const fbe_aot_image *image, fbe_status *status)
 
 const fbe_aot_image *fbe_aot_codec_image(const fbe_codec *codec)
 {
-    return codec && codec->backend == FBE_BACKEND_AOT ? codec->backend_data : NULL;
+    return codec && is_image_backend(codec->backend) ? codec->backend_data : NULL;
 }
 
 bool fbe_aot_has_op(const fbe_type *type, fbe_model model, fbe_op op)
 {
-    if (!type || !type->codec || type->codec->backend != FBE_BACKEND_AOT)
+    if (!type || !type->codec || !is_image_backend(type->codec->backend))
         return true;
     const fbe_model_ops *ops = &((const fbe_aot_type *)type->impl)->ops[model];
     switch (op) {

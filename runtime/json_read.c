@@ -124,7 +124,8 @@ static fbe_status store_int(jreader *r, fbe_ir_kind kind, jint x, void *ptr)
         max = UINT32_MAX;
         break;
     default:
-        if (fbe_ir_kind_is_signed(kind)) {
+        if (kind == FBE_IR_INT8 || kind == FBE_IR_INT16 || kind == FBE_IR_INT32 ||
+            kind == FBE_IR_INT64) { /* fbe_ir_kind_is_signed, inlined: a call per integer showed */
             int bits = (int)width * 8;
             smin = bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1));
             max = bits == 64 ? (uint64_t)INT64_MAX : ((uint64_t)1 << (bits - 1)) - 1;
@@ -570,13 +571,19 @@ static fbe_status read_key(jreader *r, const fbe_ir_type *k, const fbe_jnode *ke
     }
 }
 
+/* Keys are NUL-terminated (json_internal.h) and field names hold no NUL, so one
+ * comparison per byte suffices: the walk stops at the first difference or at the
+ * field's end, never reads the key past name[len], and a key with a NUL inside
+ * stops early with i < len (no match). */
 static inline bool name_is(const char *field, const char *name, size_t len)
 {
-    /* byte by byte: the key may hold NUL bytes and be longer than the field name */
-    for (size_t i = 0; i < len; i++)
-        if (field[i] != name[i] || !field[i])
-            return false;
-    return field[len] == 0;
+    size_t i = 0;
+    while (field[i] == name[i]) {
+        if (!field[i])
+            return i == len;
+        i++;
+    }
+    return false;
 }
 
 static const fbe_ir_field *find_field(const fbe_ir_struct *s, const char *name, size_t len,
@@ -619,20 +626,24 @@ static fbe_status read_struct(jreader *r, const fbe_ir_struct *s, void *value, s
     else
         fbe_init(s, value); /* a huge struct: defaults first */
     size_t hint = 0;
+    size_t found = 0; /* distinct fields seen: all of them skips the defaults pass */
     size_t i = idx + 1;
     for (uint32_t m = 0; m < n->count; m++) {
         const fbe_jnode *key = &r->nodes[i];
         const fbe_ir_field *f = find_field(s, key->v.s.p, key->v.s.n, &hint);
         if (f) {
             size_t fi = (size_t)(f - s->fields);
-            if (tracked)
-                seen[fi / 64] |= (uint64_t)1 << (fi % 64);
+            uint64_t bit = (uint64_t)1 << (fi % 64);
+            if (tracked && !(seen[fi / 64] & bit)) {
+                seen[fi / 64] |= bit;
+                found++;
+            }
             TRY_AT(read_value(r, f->type, (char *)value + f->host_offset, i + 1),
                    fbe_json_path_field(&r->path, f->name));
         }
         i = r->nodes[i + 1].next;
     }
-    if (tracked)
+    if (tracked && found < s->field_count)
         for (size_t fi = 0; fi < s->field_count; fi++)
             if (!(seen[fi / 64] >> (fi % 64) & 1))
                 fbe_init_field(&s->fields[fi], (char *)value + s->fields[fi].host_offset);

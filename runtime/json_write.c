@@ -347,6 +347,36 @@ static size_t utf8_seq(const uint8_t *s, size_t n)
     return 0;
 }
 
+/* 1 for the bytes a JSON string holds as they are: ASCII that escape[] leaves
+ * alone. */
+static const uint8_t plain[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* '"' */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, /* '\\' */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    /* 0x80..0xFF: UTF-8, checked */
+};
+
+/* The escape of ASCII byte c (escape[c] != 0) at q; returns the end. */
+static inline char *put_escape(char *q, uint8_t c)
+{
+    char e = escape[c];
+    *q++ = '\\';
+    *q++ = e;
+    if (e == 'u') {
+        static const char hex[] = "0123456789ABCDEF";
+        *q++ = '0';
+        *q++ = '0';
+        *q++ = hex[c >> 4];
+        *q++ = hex[c & 15];
+    }
+    return q;
+}
+
 /* A JSON string of s[0..n): quotes, escapes; refuses bytes that are not UTF-8. */
 static fbe_status put_string(writer *w, const char *data, size_t n)
 {
@@ -354,6 +384,39 @@ static fbe_status put_string(writer *w, const char *data, size_t n)
     if (UNLIKELY(n && !s))
         return fbe_json__fail(w->err, FBE_INVALID_ARGUMENT,
                               "string of %zu bytes has no data", n);
+    if (LIKELY(n <= 4096)) {
+        /* One room check for the quotes and the whole string (most strings are
+         * short), and one pass: a byte is copied as is unless plain[] says no. */
+        char *p = room(w, n * 6 + 2);
+        if (UNLIKELY(!p))
+            return nomem(w);
+        char *q = p;
+        *q++ = '"';
+        for (size_t i = 0; i < n;) {
+            uint8_t c = s[i];
+            if (LIKELY(plain[c])) {
+                *q++ = (char)c;
+                i++;
+                continue;
+            }
+            if (c < 0x80) {
+                q = put_escape(q, c);
+                i++;
+                continue;
+            }
+            size_t len = utf8_seq(s + i, n - i);
+            if (UNLIKELY(!len)) /* nothing committed: the buffer is unchanged */
+                return fbe_json__fail(w->err, FBE_INVALID_ARGUMENT,
+                                      "string is not valid UTF-8 (byte 0x%02X at offset %zu)",
+                                      c, i);
+            memcpy(q, s + i, len);
+            q += len;
+            i += len;
+        }
+        *q++ = '"';
+        w->out->size += (size_t)(q - p);
+        return FBE_OK;
+    }
     TRY(put_char(w, '"'));
     size_t i = 0;
     while (i < n) {
@@ -690,6 +753,68 @@ static fbe_status w_value(writer *w, const fbe_ir_type *t, const void *ptr)
     }
 }
 
+/* Compact output: [,]"name": and, for an integer or finite double field, its
+ * value, with one room check and one size update for both (these are most
+ * fields, and the separate checks and stores showed in the profile). Returns
+ * false, writing nothing, for other fields and names longer than 64 bytes. */
+static inline bool put_scalar_field(writer *w, const fbe_ir_field *f, const char *ptr, bool comma)
+{
+    const fbe_ir_type *t = f->type;
+    fbe_ir_kind kind = t->kind;
+    if (kind == FBE_IR_ENUM)
+        kind = t->enum_type->base;
+    else if (kind == FBE_IR_FLAGS)
+        kind = t->flags_type->base;
+    else if (kind == FBE_IR_TIMESTAMP)
+        kind = FBE_IR_UINT64;
+    double d = 0;
+    bool integer;
+    switch (kind) { /* fbe_ir_kind_is_integer, inlined */
+    case FBE_IR_BYTE: case FBE_IR_CHAR: case FBE_IR_WCHAR:
+    case FBE_IR_INT8: case FBE_IR_UINT8: case FBE_IR_INT16: case FBE_IR_UINT16:
+    case FBE_IR_INT32: case FBE_IR_UINT32: case FBE_IR_INT64: case FBE_IR_UINT64:
+        integer = true;
+        break;
+    default:
+        integer = false;
+        break;
+    }
+    if (!integer) {
+        if (kind == FBE_IR_DOUBLE) {
+            memcpy(&d, ptr, sizeof d);
+        } else if (kind == FBE_IR_FLOAT) {
+            float fl;
+            memcpy(&fl, ptr, sizeof fl);
+            d = (double)fl;
+        } else {
+            return false;
+        }
+        if (UNLIKELY(!isfinite(d)))
+            return false; /* put_double reports it */
+    }
+    char *p = room(w, 72 + 40); /* the key (at most 64 + 4) and a number (at most 32) */
+    if (UNLIKELY(!p))
+        return false; /* the slow path reports it */
+    char *q = p;
+    if (comma)
+        *q++ = ',';
+    *q++ = '"';
+    const char *name = f->name;
+    size_t i = 0;
+    char c;
+    while ((c = name[i]) != 0) {
+        if (UNLIKELY(i == 64))
+            return false; /* nothing committed yet */
+        q[i++] = c;
+    }
+    q += i;
+    *q++ = '"';
+    *q++ = ':';
+    q += integer ? int_text(kind, ptr, q) : double_text(d, q);
+    w->out->size += (size_t)(q - p);
+    return true;
+}
+
 /* An object of every field, base fields first (the IR's flattened list). */
 static fbe_status w_struct(writer *w, const fbe_ir_struct *s, const void *value)
 {
@@ -701,10 +826,13 @@ static fbe_status w_struct(writer *w, const fbe_ir_struct *s, const void *value)
     const char *base = value;
     for (size_t i = 0; i < s->field_count; i++) {
         const fbe_ir_field *f = &s->fields[i];
-        if (w->pretty)
+        if (w->pretty) {
             TRY(put_key_pretty(w, f->name, i));
-        else
+        } else {
+            if (put_scalar_field(w, f, base + f->host_offset, i != 0))
+                continue;
             TRY(put_key(w, f->name, i != 0));
+        }
         TRY_AT(w_value(w, f->type, base + f->host_offset), fbe_json_path_field(&w->path, f->name));
     }
     w->depth--;

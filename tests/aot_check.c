@@ -6,6 +6,9 @@
  *      proto.o libfbe_runtime.a -lm
  *   ./aot_check GOLDEN_DIR
  *
+ * test_static builds it unchanged against the C of `fbec c` (same symbols) with
+ * -DAOT_BACKEND=FBE_BACKEND_STATIC.
+ *
  * AOT_PACKAGE.h is the header `fbec aot --header` wrote; AOT_TYPE a struct of the
  * package whose entry points are also called directly by their symbols.
  *
@@ -35,6 +38,11 @@
 #define HOST_TYPE CAT(CAT(AOT_PACKAGE, _), AOT_TYPE)
 #define HOST_INIT CAT(HOST_TYPE, _init)
 #define ENTRY(model, op) CAT(CAT(CAT(CAT(fbe_, HOST_TYPE), _), model), CAT(_, op))
+/* test_static builds this file against the C of `fbec c`, which reports itself
+ * as FBE_BACKEND_STATIC. */
+#ifndef AOT_BACKEND
+#define AOT_BACKEND FBE_BACKEND_AOT
+#endif
 
 static const char *golden_dir;
 static const char *package = STR(AOT_PACKAGE);
@@ -448,7 +456,7 @@ int main(int argc, char **argv)
         return 1;
     }
     int bad = 0;
-    if (fbe_codec_backend(codec) != FBE_BACKEND_AOT || fbe_aot_codec_image(codec) != &IMAGE ||
+    if (fbe_codec_backend(codec) != AOT_BACKEND || fbe_aot_codec_image(codec) != &IMAGE ||
         strcmp(IMAGE.root->name, package) != 0) {
         fprintf(stderr, "aot_check %s: not an AOT codec of this image\n", package);
         bad = 1;

@@ -466,14 +466,27 @@ static void remove_tree(const char *dir)
     rmdir(dir);
 }
 
+/* The temporary cache directory, removed by the teardown even when the test fails. */
+static char cache_root[64];
+
+static int remove_cache_root(void **state)
+{
+    (void)state;
+    if (cache_root[0])
+        remove_tree(cache_root);
+    cache_root[0] = 0;
+    return 0;
+}
+
 static void test_cache_dir(void **state)
 {
     (void)state;
     if (!fbe_jit_available())
         skip();
-    char dir[] = "/tmp/fbe-lifecycle-cache-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char cache[64];
+    snprintf(cache_root, sizeof cache_root, "/tmp/fbe-lifecycle-cache-XXXXXX");
+    assert_non_null(mkdtemp(cache_root));
+    const char *dir = cache_root;
+    char cache[128];
     snprintf(cache, sizeof cache, "%s/objects", dir); /* created on demand */
     fbe_schema *schema = load_golden("proto");
     fbe_codec *a = compile_native(schema, &(fbe_jit_options){.cache_dir = cache, .require_native = true});
@@ -502,7 +515,6 @@ static void test_cache_dir(void **state)
     }
     fbe_schema_free(other);
     fbe_schema_free(schema);
-    remove_tree(dir);
 }
 
 int main(void)
@@ -515,7 +527,7 @@ int main(void)
         cmocka_unit_test(test_cpu_invalid),
         cmocka_unit_test(test_require_native),
         cmocka_unit_test(test_stats),
-        cmocka_unit_test(test_cache_dir),
+        cmocka_unit_test_teardown(test_cache_dir, remove_cache_root),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,7 +21,8 @@
  *   FBE_RANDOM_TYPE=pkg.Type  only that type
  *   FBE_RANDOM_SEED=0x...     only the value generated from that seed (decoded once
  *                             copying and once borrowing)
- *   FBE_RANDOM_VERBOSE=1      per-type counts and timings */
+ *   FBE_RANDOM_VERBOSE=1      per-type counts and timings
+ *   FBE_RANDOM_PRINT=1        print every generated value (fbe_print) */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <stdio.h>
@@ -292,6 +293,12 @@ static void check_model(run *r, const fbe_type *t[2], fbe_model m, unsigned long
     if (fbe_print(t[0]->ir, r->value, &r->text_orig) != FBE_OK) {
         run_fail(r, "print", "fbe_print of the generated value failed");
         return;
+    }
+    if (getenv("FBE_RANDOM_PRINT") && m == FBE_STANDARD && !(index & 1))
+    {
+        printf("seed=0x%016" PRIx64 " ", r->seed);
+        fwrite(r->text_orig.data, 1, r->text_orig.size, stdout); /* may hold NUL bytes */
+        printf("\n");
     }
     unsigned flags = (index & 1) ? FBE_DECODE_BORROW : 0;
     for (int d = 0; d < 4; d++) {

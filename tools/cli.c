@@ -82,11 +82,52 @@ bool fbec_parse_args(const char *cmd, int argc, char **argv, fbec_args *args)
             if (!*v)
                 return usage_error(cmd, "missing name after", "--backend");
             args->backend = v;
+        } else if ((v = option_value(argc, argv, &i, arg, "--cpu"))) {
+            if (!*v)
+                return usage_error(cmd, "missing name after", "--cpu");
+            args->cpu = v;
+        } else if ((v = option_value(argc, argv, &i, arg, "--cache"))) {
+            if (!*v)
+                return usage_error(cmd, "missing directory after", "--cache");
+            args->cache = v;
+        } else if (strcmp(arg, "--stats") == 0) {
+            args->stats = true;
         } else {
             return usage_error(cmd, "unknown option", arg);
         }
     }
     return true;
+}
+
+const char *fbec_generator_input(const char *cmd, const fbec_args *args,
+                                 const char *output_what)
+{
+    char msg[160];
+    if (args->type || args->final || args->from || args->to || args->format || args->backend ||
+        args->cpu || args->stats || args->cache || args->pretty || args->stream) {
+        snprintf(msg, sizeof msg,
+                 "only -I, -o, --schema and the options of 'fbec %s --help' are used by this "
+                 "command", cmd);
+        usage_error(cmd, msg, NULL);
+        return NULL;
+    }
+    const char *input = NULL;
+    if (args->input_count == 1 && !args->schema)
+        input = args->inputs[0];
+    else if (args->input_count == 0 && args->schema)
+        input = args->schema;
+    if (!input) {
+        usage_error(cmd, args->input_count || args->schema ? "expected exactly one schema file"
+                                                           : "no schema file given",
+                    NULL);
+        return NULL;
+    }
+    if (!args->output || strcmp(args->output, "-") == 0) {
+        snprintf(msg, sizeof msg, "-o FILE (%s) is required", output_what);
+        usage_error(cmd, msg, NULL);
+        return NULL;
+    }
+    return input;
 }
 
 fbe_schema *fbec_load(const fbec_args *args, const char *path)

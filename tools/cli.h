@@ -1,7 +1,7 @@
 /* Shared command-line conventions of the fbec subcommands:
  *   -I DIR (repeatable), --schema FILE, --type pkg.Type, -o FILE, -h/--help;
  *   the codec commands (verify, decode, convert) add --final, --from MODEL,
- *   --to MODEL, --format FMT and --backend NAME.
+ *   --to MODEL, --format FMT, --backend NAME, --cpu NAME, --cache DIR and --stats.
  * Exit codes: 0 success, 1 schema/data error, 2 usage error. */
 #ifndef FBE_TOOLS_CLI_H
 #define FBE_TOOLS_CLI_H
@@ -30,6 +30,9 @@ typedef struct fbec_args {
     const char *to;      /* --to standard|final */
     const char *format;  /* --format text|json */
     const char *backend; /* --backend interp|jit|auto */
+    const char *cpu;     /* --cpu NAME: the JIT's target CPU (default: the host's) */
+    bool stats;          /* --stats: the JIT's compile timings on stderr */
+    const char *cache;   /* --cache DIR: the JIT's compiled-object cache */
     bool pretty;         /* --pretty: indented JSON output */
     bool stream;         /* --stream: a protocol stream of messages (fbec decode) */
 } fbec_args;
@@ -37,6 +40,12 @@ typedef struct fbec_args {
 /* Parses argv[1..] of a subcommand. On a usage error prints
  * "fbec CMD: message" and a hint to stderr and returns false. */
 bool fbec_parse_args(const char *cmd, int argc, char **argv, fbec_args *args);
+
+/* The generators (fbec aot, fbec c): one schema (positional or --schema) and a
+ * required -o naming `output_what`; the codec commands' options are refused.
+ * Returns the schema's path, or NULL after printing a usage error. */
+const char *fbec_generator_input(const char *cmd, const fbec_args *args,
+                                 const char *output_what);
 
 /* Loads a schema with the -I directories; diagnostics go to stderr. */
 fbe_schema *fbec_load(const fbec_args *args, const char *path);
@@ -56,5 +65,6 @@ int cmd_decode(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_aot(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
+int cmd_c(int argc, char **argv);
 
 #endif

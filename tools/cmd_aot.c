@@ -9,7 +9,7 @@
 
 #include "cli.h"
 #include "fbe/jit.h"
-#include "gen_header.h"
+#include "gen_aot_header.h"
 
 static const char usage[] =
     "usage: fbec aot [-I DIR]... SCHEMA -o OUT.o [--header OUT.h] [--target TRIPLE]\n"
@@ -146,101 +146,6 @@ static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
 
 static const char *const op_names[4] = {"size", "serialize", "verify", "deserialize"};
 
-/* The declarations of the object's symbols, after the host structs. */
-static void write_aot_block(FILE *out, const fbe_schema *schema, const fbe_aot_result *res)
-{
-    const fbe_ir_package *root = fbe_schema_root(schema);
-    char prefix[256];
-    snprintf(prefix, sizeof prefix, "fbe_%s", root->name);
-    for (char *c = prefix; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
-            *c = '_';
-    char guard[300];
-    snprintf(guard, sizeof guard, "FBE_AOT_%s_H", prefix + 4);
-    for (char *c = guard; *c; c++)
-        if (*c >= 'a' && *c <= 'z')
-            *c = (char)(*c - 'a' + 'A');
-    fprintf(out,
-            "\n/* Symbols of the object `fbec aot` compiled from %s.fbe (package %s):\n"
-            " * see docs/aot.md. Link the object with fbe_runtime. */\n"
-            "#ifndef %s\n#define %s\n\n#include <fbe/aot.h>\n\n"
-            "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
-            "/* A new codec for every struct of %s and its imports (fbe_codec_free). */\n"
-            "fbe_codec *%s_codec_create(fbe_status *status);\n"
-            "/* The IR of the schema and the native entry points of every struct. */\n"
-            "extern const fbe_aot_image %s_aot_image;\n",
-            root->name, root->name, guard, guard, root->name, prefix, prefix);
-    bool any = false;
-    for (int m = 0; m < 2; m++)
-        for (int op = 0; op < 4; op++)
-            if (res->missing[m][op])
-                any = true;
-    if (root->struct_count)
-        fprintf(out, "\n/* Entry points (fbe/codec.h signatures; `type` is the codec's type,\n"
-                     " * e.g. fbe_codec_type(codec, \"%s.%s\")). */\n",
-                root->name, root->structs[0]->name);
-    if (any)
-        fputs("/* Operations without native code in this object are not declared. */\n", out);
-    for (size_t i = 0; i < root->struct_count; i++) {
-        const char *c = root->structs[i]->c_name;
-        for (int m = 0; m < 2; m++) {
-            const char *model = m == 0 ? "std" : "final";
-            if (!res->missing[m][0])
-                fprintf(out, "size_t fbe_%s_%s_size(const fbe_type *type, const void *value);\n",
-                        c, model);
-            if (!res->missing[m][1])
-                fprintf(out,
-                        "fbe_status fbe_%s_%s_serialize(const fbe_type *type, const void *value,\n"
-                        "    fbe_buffer *out);\n",
-                        c, model);
-            if (!res->missing[m][2])
-                fprintf(out,
-                        "fbe_status fbe_%s_%s_verify(const fbe_type *type, const uint8_t *data,\n"
-                        "    size_t size, fbe_verify_info *info);\n",
-                        c, model);
-            if (!res->missing[m][3])
-                fprintf(out,
-                        "fbe_status fbe_%s_%s_deserialize(const fbe_type *type, const uint8_t *data,\n"
-                        "    size_t size, void *value, const fbe_decode_options *options,\n"
-                        "    size_t *consumed);\n",
-                        c, model);
-        }
-    }
-    fprintf(out, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
-}
-
-/* The header of `fbec header` plus the AOT block, written whole or not at all. */
-static bool write_header(const char *path, const fbe_schema *schema, const fbe_aot_result *res)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    if (!mem) {
-        fprintf(stderr, "fbec aot: out of memory\n");
-        return false;
-    }
-    bool ok = fbe_gen_header(schema, fbe_schema_root(schema), mem);
-    if (ok)
-        write_aot_block(mem, schema, res);
-    ok = fclose(mem) == 0 && ok;
-    if (ok) {
-        FILE *f = fopen(path, "w");
-        if (!f) {
-            fprintf(stderr, "fbec aot: cannot open '%s': %s\n", path, strerror(errno));
-            ok = false;
-        } else {
-            ok = fwrite(text, 1, len, f) == len;
-            ok = fclose(f) == 0 && ok;
-            if (!ok) {
-                fprintf(stderr, "fbec aot: error writing '%s'\n", path);
-                remove(path);
-            }
-        }
-    }
-    free(text);
-    return ok;
-}
-
 int cmd_aot(int argc, char **argv)
 {
     aot_args a;
@@ -259,20 +164,9 @@ int cmd_aot(int argc, char **argv)
         fputs(usage, stdout);
         return FBEC_OK;
     }
-    if (args.type || args.final || args.from || args.to || args.format || args.backend)
-        return usage_error("only -I, -o, --schema and the options of 'fbec aot --help' are "
-                           "used by this command", NULL);
-    const char *input = NULL;
-    if (args.input_count == 1 && !args.schema)
-        input = args.inputs[0];
-    else if (args.input_count == 0 && args.schema)
-        input = args.schema;
+    const char *input = fbec_generator_input("aot", &args, "the object to write");
     if (!input)
-        return usage_error(args.input_count || args.schema ? "expected exactly one schema file"
-                                                           : "no schema file given",
-                           NULL);
-    if (!args.output || strcmp(args.output, "-") == 0)
-        return usage_error("-o FILE (the object to write) is required", NULL);
+        return FBEC_USAGE;
     fbe_aot_options o = {.triple = a.target, .cpu = a.cpu, .features = a.features};
     unsigned long v;
     if (a.opt) {
@@ -313,7 +207,7 @@ int cmd_aot(int argc, char **argv)
     }
     bool ok = !(missing && a.require_native);
     if (ok && a.header)
-        ok = write_header(a.header, schema, &res);
+        ok = fbe_gen_aot_header("aot", a.header, schema, (const size_t(*)[4])res.missing);
     if (!ok)
         remove(args.output); /* never half a result */
     if (ok && a.stats)

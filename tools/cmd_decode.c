@@ -31,7 +31,12 @@ static const char usage[] =
     "  --from MODEL     the frame's model: standard or final\n"
     "  --format FMT     text (the default) or json\n"
     "  --pretty         with --format json: indent the JSON (4 spaces)\n"
-    "  --backend NAME   interp (default), auto (= interp), jit (not built yet)\n"
+    "  --backend NAME   interp (default); jit: native code compiled at start-up\n"
+    "                   with LLVM; auto: the JIT when available, else interp\n"
+    "  --cpu NAME       the JIT's target CPU, e.g. x86-64 (default: this machine's)\n"
+    "  --cache DIR      the JIT's compiled-object cache: a later run with the same\n"
+    "                   schema, CPU and fbe-c/LLVM versions skips LLVM's work\n"
+    "  --stats          print the JIT's compile timings to standard error\n"
     "  -o OUT           write to OUT instead of standard output\n"
     "  -h, --help       show this help\n"
     "\n"
@@ -169,7 +174,7 @@ static int decode_stream(const char *cmd, const fbec_args *args)
         return FBEC_FAIL;
     status = FBEC_FAIL;
     fbe_status st = FBE_OK;
-    fbe_codec *codec = fbe_interp_create(schema, NULL, &st);
+    fbe_codec *codec = fbec_make_codec(cmd, args, schema);
     fbe_protocol *protocol = codec ? fbe_protocol_create(codec, NULL, &st) : NULL;
     bool use_stdin = !path || strcmp(path, "-") == 0;
     const char *name = use_stdin ? FBEC_STDIN_NAME : path;
@@ -179,7 +184,8 @@ static int decode_stream(const char *cmd, const fbec_args *args)
     fbe_buffer_init(&text, NULL, NULL);
     stream_state s = {.cmd = cmd, .name = name, .text = &text};
     if (!protocol) {
-        fprintf(stderr, "fbec %s: cannot create the codec: %s\n", cmd, fbe_strerror(st));
+        if (codec)
+            fprintf(stderr, "fbec %s: cannot create the protocol: %s\n", cmd, fbe_strerror(st));
         goto done;
     }
     in = use_stdin ? stdin : fopen(path, "rb");

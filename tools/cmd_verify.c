@@ -20,7 +20,12 @@ static const char usage[] =
     "  --type pkg.Type  the struct or message in the frame\n"
     "  --final          the frame is in the final model (default: standard)\n"
     "  --from MODEL     the frame's model: standard or final\n"
-    "  --backend NAME   interp (default), auto (= interp), jit (not built yet)\n"
+    "  --backend NAME   interp (default); jit: native code compiled at start-up\n"
+    "                   with LLVM; auto: the JIT when available, else interp\n"
+    "  --cpu NAME       the JIT's target CPU, e.g. x86-64 (default: this machine's)\n"
+    "  --cache DIR      the JIT's compiled-object cache: a later run with the same\n"
+    "                   schema, CPU and fbe-c/LLVM versions skips LLVM's work\n"
+    "  --stats          print the JIT's compile timings to standard error\n"
     "  -h, --help       show this help\n"
     "\n"
     "exit status: 0 valid, 1 invalid frame or unreadable schema/input, 2 usage error\n";

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fbe/jit.h"
+
 static bool is_stdin(const char *path)
 {
     return !path || strcmp(path, "-") == 0;
@@ -134,15 +136,16 @@ int fbec_check_codec_args(const char *cmd, const fbec_args *args)
     if (!args->type)
         return fbec_usage_error(cmd, "no type given (--type pkg.Type)");
     const char *b = args->backend;
-    if (!b || strcmp(b, "interp") == 0 || strcmp(b, "auto") == 0)
-        return FBEC_OK;
-    if (strcmp(b, "jit") == 0) {
-        fputs("fbec: the JIT backend is not built yet (arrives with the LLVM issue); "
-              "use --backend interp\n",
-              stderr);
-        return FBEC_USAGE;
-    }
-    return fbec_usage_error(cmd, "unknown backend '%s' (expected interp, jit or auto)", b);
+    bool interp = !b || strcmp(b, "interp") == 0;
+    if (!interp && strcmp(b, "jit") != 0 && strcmp(b, "auto") != 0)
+        return fbec_usage_error(cmd, "unknown backend '%s' (expected interp, jit or auto)", b);
+    if (interp && args->cpu)
+        return fbec_usage_error(cmd, "--cpu needs the JIT (--backend jit or auto)");
+    if (interp && args->stats)
+        return fbec_usage_error(cmd, "--stats needs the JIT (--backend jit or auto)");
+    if (interp && args->cache)
+        return fbec_usage_error(cmd, "--cache needs the JIT (--backend jit or auto)");
+    return FBEC_OK;
 }
 
 bool fbec_parse_model(const char *cmd, const char *opt, const char *value, fbe_model *model)
@@ -181,18 +184,49 @@ const char *fbec_model_name(fbe_model model)
     return model == FBE_FINAL ? "final" : "standard";
 }
 
+fbe_codec *fbec_make_codec(const char *cmd, const fbec_args *args, const fbe_schema *schema)
+{
+    const char *b = args->backend ? args->backend : "interp";
+    fbe_status st = FBE_OK;
+    fbe_codec *codec;
+    if (strcmp(b, "interp") == 0) {
+        codec = fbe_interp_create(schema, NULL, &st);
+    } else {
+        /* auto takes whatever fbe_jit_compile gives (the interpreter without
+         * LLVM or when compilation fails); jit insists on native code. */
+        fbe_jit_options opts = {.cpu = args->cpu,
+                                .require_native = strcmp(b, "jit") == 0,
+                                .cache_dir = args->cache};
+        codec = fbe_jit_compile(schema, &opts, &st);
+        if (codec && args->stats) {
+            fbe_jit_stats s = fbe_jit_codec_stats(codec);
+            fprintf(stderr,
+                    "fbec %s: %s codec, %zu native entry points; lower %.1f ms, optimize "
+                    "%.1f ms, codegen %.1f ms%s\n",
+                    cmd, fbe_backend_name(fbe_codec_backend(codec)), s.functions, s.lower_ms,
+                    s.optimize_ms, s.codegen_ms, s.cached ? " (cached object)" : "");
+        }
+    }
+    if (!codec) {
+        const char *what = strcmp(b, "interp") == 0 ? "interpreter" : "JIT";
+        if (st == FBE_UNSUPPORTED && !fbe_jit_available())
+            fprintf(stderr, "fbec %s: cannot create the %s codec: this fbec was built without "
+                            "LLVM (use --backend interp or auto)\n", cmd, what);
+        else
+            fprintf(stderr, "fbec %s: cannot create the %s codec: %s\n", cmd, what,
+                    fbe_strerror(st));
+    }
+    return codec;
+}
+
 int fbec_codec_open(const char *cmd, const fbec_args *args, fbec_codec *c)
 {
     memset(c, 0, sizeof *c);
     c->schema = fbec_load(args, args->schema);
     if (!c->schema)
         return FBEC_FAIL;
-    /* interp and auto (the only backend built so far) */
-    fbe_status st = FBE_OK;
-    c->codec = fbe_interp_create(c->schema, NULL, &st);
+    c->codec = fbec_make_codec(cmd, args, c->schema);
     if (!c->codec) {
-        fprintf(stderr, "fbec %s: cannot create the %s codec: %s\n", cmd,
-                fbe_backend_name(FBE_BACKEND_INTERP), fbe_strerror(st));
         fbec_codec_close(c);
         return FBEC_FAIL;
     }

@@ -20,6 +20,7 @@ static const command commands[] = {
     {"convert", cmd_convert, "re-encode a binary frame (standard <-> final)"},
     {"aot", cmd_aot, "compile a schema to an object file (link with fbe_runtime only)"},
     {"encode", cmd_encode, "JSON -> a binary frame (standard or final)"},
+    {"c", cmd_c, "generate a static C codec (same symbols as aot, C compiler only)"},
 };
 
 static void usage(FILE *out)

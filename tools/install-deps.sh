@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages fbe-c is built with. Silent when everything is
 # already installed; otherwise installs what is missing with apt-get (as root, or
-# through sudo), or says exactly what to install when it cannot.
+# through sudo), or says exactly what to install when it cannot. `--bench` adds
+# the packages of `make bench` (the peers of perf/bench_all, the report's chart).
 set -euo pipefail
 
 packages=(
@@ -12,6 +13,24 @@ packages=(
   libcmocka-dev                 # unit tests
   libbenchmark-dev              # perf/
 )
+
+# `--bench` (make bench): also the peers bench_all compares against and what
+# perf/report.py draws with. Never needed by the build or the tests: perf/
+# skips each peer whose packages are missing.
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(
+    libprotobuf-dev protobuf-compiler       # protobuf C++
+    libprotobuf-c-dev protobuf-c-compiler   # protobuf-c
+    libflatbuffers-dev flatbuffers-compiler # FlatBuffers
+    capnproto libcapnp-dev                  # Cap'n Proto
+    libmsgpack-dev                          # msgpack-c (C API)
+    rapidjson-dev                           # RapidJSON
+    python3 python3-matplotlib              # perf/report.py and its chart
+  )
+elif [ $# -gt 0 ]; then
+  echo "usage: tools/install-deps.sh [--bench]" >&2
+  exit 2
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -46,7 +46,7 @@ typedef struct fbe_aot_image {
     uint32_t abi_version;    /* FBE_AOT_ABI_VERSION of the compiler */
     uint32_t layout_check;   /* FBE_AOT_LAYOUT_CHECK of the compiler */
     uint32_t max_depth;      /* nesting limit compiled into verify/deserialize */
-    uint32_t reserved;
+    uint32_t flags;          /* FBE_AOT_IMAGE_* */
     const char *fbe_version; /* of the fbec that wrote the object */
     const char *target;      /* triple, CPU and features the code was compiled for */
     const fbe_ir_package *root;
@@ -55,6 +55,11 @@ typedef struct fbe_aot_image {
     const fbe_aot_type *types; /* every struct of every package, package order */
     size_t type_count;
 } fbe_aot_image;
+
+/* fbe_aot_image.flags: the entry points are C written by `fbec c` (compiled by
+ * the user's C compiler) rather than an object of `fbec aot`; the codec then
+ * reports FBE_BACKEND_STATIC. Everything else is the same. */
+#define FBE_AOT_IMAGE_STATIC_C 1u
 
 /* Sizes of the structs an image mirrors, folded into one number: an object
  * compiled against other IR structs is refused instead of misread. */
@@ -66,7 +71,8 @@ typedef struct fbe_aot_image {
                 sizeof(fbe_ir_value) * 23u + sizeof(fbe_aot_type) * 29u +                \
                 sizeof(fbe_aot_image) * 31u + sizeof(void *) * 37u))
 
-/* A codec whose every entry is the image's native code (FBE_BACKEND_AOT).
+/* A codec whose every entry is the image's native code (FBE_BACKEND_AOT, or
+ * FBE_BACKEND_STATIC for the C of `fbec c`).
  * Its fbe_codec_max_depth() is image->max_depth (decode options can still lower
  * or raise it per call, as with every backend). Returns NULL and sets *status
  * (may be NULL): FBE_INVALID_ARGUMENT for a NULL image, FBE_UNSUPPORTED for an
@@ -74,7 +80,7 @@ typedef struct fbe_aot_image {
  * static data of the linked object). */
 fbe_codec *fbe_aot_codec_create(const fbe_aot_image *image, fbe_status *status);
 
-/* The image behind an AOT codec (NULL for other backends). */
+/* The image behind an AOT or static C codec (NULL for other backends). */
 const fbe_aot_image *fbe_aot_codec_image(const fbe_codec *codec);
 
 typedef enum fbe_op {
@@ -84,7 +90,7 @@ typedef enum fbe_op {
     FBE_OP_DESERIALIZE
 } fbe_op;
 
-/* False when `type` belongs to an AOT codec whose object has no native code for
+/* False when `type` belongs to an AOT (or static C) codec whose object has no native code for
  * this operation (the entry returns FBE_UNSUPPORTED); true otherwise, and for
  * every type of the other backends. */
 bool fbe_aot_has_op(const fbe_type *type, fbe_model model, fbe_op op);

@@ -426,10 +426,13 @@ static uint8_t *w_struct(const interp_prog *g, const uint8_t *src, uint8_t *w)
         STEP_RESUME(W, s);                                                          \
     }
     STEP_BEGIN(W, s)
-    STEP_COPY_CASES(W, w, H_, s->len, (void)0, {
-        w += s->len;
-        STEP_NEXT(W, s);
-    });
+#define AFTER_(n)      \
+    {                  \
+        w += (n);      \
+        STEP_NEXT(W, s); \
+    }
+    STEP_COPY_CASES(W, w, H_, s->len, STEP_NOTHING, AFTER_);
+#undef AFTER_
     STEP_CASE(W, SO_BOOL):
         *w++ = *H_ != 0;
         STEP_NEXT(W, s);
@@ -679,23 +682,38 @@ static const uint8_t *v_fields(rd *r, const interp_prog *g, const uint8_t *p, un
 /* The fields of a struct whose checked fields are all strings
  * (final_check_leaf): NULL when anything does not fit, and the caller then walks
  * them again with v_fields to find and report it (verify has no other effect). */
+INLINE const uint8_t *v_leaf_n(const uint8_t *end, const interp_step *s, size_t nk,
+                               const uint8_t *p)
+{
+    /* Each string's length is read once the bytes up to it are known to be
+     * there (`need`); then its payload and what the next step needs before
+     * its first read are one comparison (the sum cannot wrap: a length is 32
+     * bits, `need` the fixed bytes of one struct). Together they are exactly
+     * the checks of v_fields: each string's length and payload, and the tail. */
+    size_t room = (size_t)(end - p);
+    if (UNLIKELY(room < s->need))
+        return NULL;
+    for (size_t k = nk; k; k--, s++) {
+        p += s->need; /* pre + 4 */
+        room -= s->need;
+        uint32_t len = rd32(p - 4);
+        if (UNLIKELY((uint64_t)len + s[1].need > room))
+            return NULL;
+        p += len;
+        room -= len;
+    }
+    return p + s->pre; /* s is SO_END: its `pre` (the tail) fits */
+}
+
+/* v_leaf_n for the steps of g; one string (the usual leaf) gets a copy of its
+ * own, with no loop. */
 INLINE const uint8_t *v_leaf(const uint8_t *end, const interp_prog *g, const uint8_t *p)
 {
-    const interp_step *s = g->final_check_steps.at;
-    for (; s->op == SO_STRING; s++) {
-        size_t room = (size_t)(end - p);
-        if (UNLIKELY(room < s->pre + 4))
-            return NULL;
-        p += s->pre;
-        room -= s->pre;
-        uint32_t len = rd32(p);
-        if (UNLIKELY(len > room - 4))
-            return NULL;
-        p += 4 + (size_t)len;
-    }
-    if (UNLIKELY((size_t)(end - p) < s->pre)) /* the tail */
-        return NULL;
-    return p + s->pre;
+    const interp_step *at = g->final_check_steps.at;
+    size_t nk = g->final_check_steps.count;
+    if (nk == 1)
+        return v_leaf_n(end, at, 1, p);
+    return v_leaf_n(end, at, nk, p);
 }
 
 /* A struct value at level `depth`. */
@@ -720,6 +738,76 @@ INLINE const uint8_t *v_struct(rd *r, const interp_prog *g, const uint8_t *p, un
     return v_fields(r, g, p, depth);
 }
 
+/* `count` leaf struct elements (not final_fixed, final_check_leaf: steps nk at
+ * `at`) at level `depth`, known to be within the limit. */
+INLINE const uint8_t *v_seq_leaves(rd *r, const interp_prog *g, const interp_step *at,
+                                   size_t nk, const uint8_t *p, uint32_t count, unsigned depth)
+{
+    const uint8_t *end = r->end;
+    if (nk == 1) {
+        /* v_leaf_n with its two numbers in registers: the cold call below
+         * could change them as far as the compiler knows */
+        uint64_t head = at[0].need, next = at[1].need; /* SO_END: need == pre */
+        for (; count; count--) {
+            size_t room = (size_t)(end - p);
+            if (LIKELY(room >= head)) {
+                uint32_t len = rd32(p + head - 4);
+                if (LIKELY((uint64_t)len + next <= room - head)) {
+                    p += head + len + next;
+                    continue;
+                }
+            }
+            if (!(p = v_fields(r, g, p, depth)))
+                return NULL;
+        }
+        return p;
+    }
+    for (; count; count--) {
+        const uint8_t *q = v_leaf_n(end, at, nk, p);
+        if (UNLIKELY(!q) && !(q = v_fields(r, g, p, depth)))
+            return NULL;
+        p = q;
+    }
+    return p;
+}
+
+/* vector, list, set: u32 count, then the elements (inline in v_fields, v_seq
+ * elsewhere) */
+INLINE const uint8_t *v_seq_inline(rd *r, const interp_node *n, const uint8_t *p,
+                                   unsigned depth)
+{
+    size_t room = (size_t)(r->end - p);
+    if (UNLIKELY(room < 4))
+        return fail(r, FBE_TRUNCATED, p);
+    uint32_t count = rd32(p);
+    const interp_node *e = n->elem;
+    if (UNLIKELY(!count_fits(count, node_min(e), room - 4, (size_t)(r->end - r->data))))
+        return fail(r, FBE_BAD_COUNT, p);
+    p += 4;
+    if (e->final_fixed) { /* the count check covered the bytes */
+        if (count && e->op > OP_COPY16 && !v_fixed_ok(r, e, p, depth))
+            return NULL;
+        return p + (size_t)count * e->final_size;
+    }
+    if (e->op == OP_STRUCT) { /* v_any inline */
+        const interp_prog *g = e->prog;
+        if (!g->final_fixed && g->final_check_leaf && depth + 1 <= r->max_depth) {
+            /* v_struct with what is the same for every element hoisted: only the
+             * leaf's checks are left; an element that fails them is walked again
+             * by v_fields, which finds and reports the problem */
+            const interp_step *at = g->final_check_steps.at;
+            size_t nk = g->final_check_steps.count;
+            return v_seq_leaves(r, g, at, nk, p, count, depth + 1);
+        }
+        for (uint32_t i = 0; i < count && p; i++)
+            p = v_struct(r, g, p, depth + 1);
+        return p;
+    }
+    for (uint32_t i = 0; i < count && p; i++)
+        p = v_any(r, e, p, depth);
+    return p;
+}
+
 /* The fields of a struct that is not final_fixed, at level `depth` (checked). */
 static const uint8_t *v_fields(rd *r, const interp_prog *g, const uint8_t *p, unsigned depth)
 {
@@ -732,12 +820,23 @@ static const uint8_t *v_fields(rd *r, const interp_prog *g, const uint8_t *p, un
         return v_seg_fail(r, g, f, p);                  \
     p += s->pre
     STEP_BEGIN(V, s)
-    STEP_CASE(V, SO_STRING):
+    STEP_CASE(V, SO_STRING): {
+        /* PRE_ and v_string in two comparisons (`need`: pre + 4); when one
+         * fails they are done again, one by one, to report it */
+        size_t room = (size_t)(end - p);
+        if (LIKELY(room >= s->need)) {
+            uint32_t len = rd32(p + s->need - 4);
+            if (LIKELY(len <= room - s->need)) {
+                p += s->need + len;
+                STEP_NEXT(V, s);
+            }
+        }
         PRE_(s->field);
         p = v_string(r, p);
         if (UNLIKELY(!p))
             goto failed;
         STEP_NEXT(V, s);
+    }
     STEP_CASE(V, SO_STRUCT):
         PRE_(s->field);
         p = v_struct(r, s->prog, p, depth + 1);
@@ -768,7 +867,7 @@ static const uint8_t *v_fields(rd *r, const interp_prog *g, const uint8_t *p, un
         STEP_NEXT(V, s);
     STEP_CASE(V, SO_SEQ):
         PRE_(s->field);
-        p = v_seq(r, s->node, p, depth);
+        p = v_seq_inline(r, s->node, p, depth);
         if (UNLIKELY(!p))
             goto failed;
         STEP_NEXT(V, s);
@@ -793,31 +892,9 @@ failed:
     return NULL;
 }
 
-/* vector, list, set: u32 count, then the elements */
 static const uint8_t *v_seq(rd *r, const interp_node *n, const uint8_t *p, unsigned depth)
 {
-    size_t room = (size_t)(r->end - p);
-    if (UNLIKELY(room < 4))
-        return fail(r, FBE_TRUNCATED, p);
-    uint32_t count = rd32(p);
-    const interp_node *e = n->elem;
-    if (UNLIKELY(!count_fits(count, node_min(e), room - 4, (size_t)(r->end - r->data))))
-        return fail(r, FBE_BAD_COUNT, p);
-    p += 4;
-    if (e->final_fixed) { /* the count check covered the bytes */
-        if (count && e->op > OP_COPY16 && !v_fixed_ok(r, e, p, depth))
-            return NULL;
-        return p + (size_t)count * e->final_size;
-    }
-    if (e->op == OP_STRUCT) { /* v_any inline */
-        const interp_prog *g = e->prog;
-        for (uint32_t i = 0; i < count && p; i++)
-            p = v_struct(r, g, p, depth + 1);
-        return p;
-    }
-    for (uint32_t i = 0; i < count && p; i++)
-        p = v_any(r, e, p, depth);
-    return p;
+    return v_seq_inline(r, n, p, depth);
 }
 
 static const uint8_t *v_complex(rd *r, const interp_node *n, const uint8_t *p, unsigned depth)
@@ -885,7 +962,7 @@ static const uint8_t *v_complex(rd *r, const interp_node *n, const uint8_t *p, u
 }
 
 /* The frame header checks shared by verify and deserialize. */
-static fbe_status check_frame(rd *r, const interp_prog *g, const uint8_t *data, size_t size)
+INLINE fbe_status check_frame(rd *r, const interp_prog *g, const uint8_t *data, size_t size)
 {
     r->data = data;
     if (size < 8) {
@@ -998,6 +1075,20 @@ static inline void *d_alloc(rd *r, uint64_t size)
     return fbe_arena_alloc(a, n);
 }
 
+/* d_alloc for a string's len + 1 bytes: the size is neither 0 nor near
+ * overflowing, so only the room is tested. */
+static inline void *d_alloc_string(rd *r, uint32_t len)
+{
+    fbe_arena *a = r->arena;
+    size_t n = (size_t)len + 1, rounded = (n + 15) & ~(size_t)15;
+    if (LIKELY(a->head && (size_t)(a->end - a->ptr) >= rounded)) {
+        void *m = a->ptr;
+        a->ptr += rounded;
+        return m;
+    }
+    return fbe_arena_alloc(a, n);
+}
+
 /* string and bytes: host {pointer, size_t}; empty is {NULL, 0} */
 INLINE const uint8_t *d_string(rd *r, const uint8_t *p, fbe_string *s)
 {
@@ -1012,7 +1103,7 @@ INLINE const uint8_t *d_string(rd *r, const uint8_t *p, fbe_string *s)
     } else if (r->borrow) {
         *s = (fbe_string){(const char *)p + 4, len};
     } else {
-        char *m = d_alloc(r, (uint64_t)len + 1);
+        char *m = d_alloc_string(r, len);
         if (UNLIKELY(!m)) {
             *s = (fbe_string){NULL, 0};
             return fail(r, FBE_NOMEM, p);
@@ -1107,10 +1198,13 @@ static const uint8_t *d_fixed_fields(const interp_prog *g, const uint8_t *p, uin
     const interp_step *s = g->final_steps.at;
 #define D_ (dst + s->host_offset)
     STEP_BEGIN(X, s)
-    STEP_COPY_CASES(X, D_, p, s->len, (void)0, {
-        p += s->len;
-        STEP_NEXT(X, s);
-    });
+#define AFTER_(n)      \
+    {                  \
+        p += (n);      \
+        STEP_NEXT(X, s); \
+    }
+    STEP_COPY_CASES(X, D_, p, s->len, STEP_NOTHING, AFTER_);
+#undef AFTER_
     STEP_CASE(X, SO_BOOL):
         *(bool *)D_ = *p++ != 0;
         STEP_NEXT(X, s);
@@ -1211,20 +1305,22 @@ static const uint8_t *d_fields(rd *r, const interp_prog *g, const uint8_t *p,
     const interp_step *s = g->final_steps.at;
 /* the field in the host; a step of known size first checks its bytes are there */
 #define D_ (dst + s->host_offset)
-#define ROOM_                                        \
-    if (UNLIKELY((size_t)(end - p) < s->len))        \
+#define ROOM_(n)                                     \
+    if (UNLIKELY((size_t)(end - p) < (n)))           \
         return d_short(r, g, s, p, dst)
+#define AFTER_(n)      \
+    {                  \
+        p += (n);      \
+        STEP_NEXT(D, s); \
+    }
     STEP_BEGIN(D, s)
-    STEP_COPY_CASES(D, D_, p, s->len, ROOM_, {
-        p += s->len;
-        STEP_NEXT(D, s);
-    });
+    STEP_COPY_CASES(D, D_, p, s->len, ROOM_, AFTER_);
     STEP_CASE(D, SO_BOOL):
-        ROOM_;
+        ROOM_(1);
         *(bool *)D_ = *p++ != 0;
         STEP_NEXT(D, s);
     STEP_CASE(D, SO_FIXED):
-        ROOM_;
+        ROOM_(s->len);
         p = d_fixed(r, s->node, p, D_, depth);
         if (UNLIKELY(!p))
             goto failed;
@@ -1261,6 +1357,7 @@ static const uint8_t *d_fields(rd *r, const interp_prog *g, const uint8_t *p,
     STEP_FINISH
 #undef D_
 #undef ROOM_
+#undef AFTER_
 failed:
     return d_fail_field(r, g, s->field, dst);
 }

@@ -304,15 +304,17 @@ static uint8_t field_op(const interp_node *n)
 
 static interp_step step_of(const interp_field *f, uint8_t op, uint64_t pre)
 {
+    const interp_node *n = &f->node;
+    const interp_prog *prog = n->prog;
+    if (n->op == OP_SEQ) /* the element's, if a struct */
+        prog = n->elem->op == OP_STRUCT ? n->elem->prog : NULL;
     return (interp_step){.op = op,
-                         .len = op < SO_BOOL ? f->node.std_size : f->node.final_size,
+                         .len = op < SO_BOOL ? n->std_size : n->final_size,
                          .std_offset = f->std_offset,
                          .host_offset = f->host_offset,
                          .pre = pre,
-                         .node = &f->node,
-                         .prog = f->node.op != OP_SEQ                ? f->node.prog
-                                 : f->node.elem->op == OP_STRUCT ? f->node.elem->prog
-                                                                 : NULL,
+                         .node = n,
+                         .prog = prog,
                          .field = f};
 }
 
@@ -371,6 +373,8 @@ static size_t build_steps(const interp_prog *p, int list, interp_step *out)
         f++;
     }
     out[n] = (interp_step){.op = SO_END, .pre = pre};
+    for (size_t k = 0; k <= n; k++)
+        out[k].need = out[k].pre + (out[k].op == SO_STRING ? 4 : 0);
     return n;
 }
 

@@ -160,6 +160,10 @@ typedef struct interp_step {
     /* final size and check lists: the fixed bytes of the fields left out since
      * the previous step (their sizes only add up) */
     uint64_t pre;
+    /* final check lists: the bytes that must be left when the step starts for
+     * its first read (`pre`, plus the 4 of a string's length; SO_END: `pre`), so
+     * a leaf's fast check is one comparison per string (final.c v_leaf) */
+    uint64_t need;
     const interp_node *node;   /* the (first) field's node */
     const interp_prog *prog;   /* node->prog; SO_SEQ: the element's, if a struct */
     const interp_field *field; /* the (first) field: error locations, slow paths */
@@ -281,40 +285,42 @@ static inline void copy_small(uint8_t *dst, const uint8_t *src, size_t n)
     }
 }
 
-/* The steps of a loop that copy a plain run: `len` bytes from src to dst,
- * after `before` (a check, or nothing) and before `next` (NEXT, after whatever
- * else the loop does). */
-#define STEP_COPY_CASES(P, dst, src, len, before, next) \
-    STEP_CASE(P, SO_COPY1) : before;                          \
+/* The steps of a loop that copy a plain run: `len` bytes from src to dst, with
+ * BEFORE(n) before (a bounds check, or STEP_NOTHING) and AFTER(n) after (at
+ * least STEP_NEXT), two function-like macros given the run's length: a constant
+ * for the exact widths, `len` for the others. */
+#define STEP_NOTHING(n) ((void)0)
+#define STEP_COPY_CASES(P, dst, src, len, BEFORE, AFTER) \
+    STEP_CASE(P, SO_COPY1) : BEFORE(1);                  \
     *(dst) = *(src);                                     \
-    next;                                                \
-    STEP_CASE(P, SO_COPY2) : before;                          \
+    AFTER(1);                                            \
+    STEP_CASE(P, SO_COPY2) : BEFORE(2);                  \
     memcpy(dst, src, 2);                                 \
-    next;                                                \
-    STEP_CASE(P, SO_COPY4) : before;                          \
+    AFTER(2);                                            \
+    STEP_CASE(P, SO_COPY4) : BEFORE(4);                  \
     memcpy(dst, src, 4);                                 \
-    next;                                                \
-    STEP_CASE(P, SO_COPY8) : before;                          \
+    AFTER(4);                                            \
+    STEP_CASE(P, SO_COPY8) : BEFORE(8);                  \
     memcpy(dst, src, 8);                                 \
-    next;                                                \
-    STEP_CASE(P, SO_COPY16) : before;                         \
+    AFTER(8);                                            \
+    STEP_CASE(P, SO_COPY16) : BEFORE(16);                \
     memcpy(dst, src, 16);                                \
-    next;                                                \
-    STEP_CASE(P, SO_COPY3) : before;                          \
+    AFTER(16);                                           \
+    STEP_CASE(P, SO_COPY3) : BEFORE(3);                  \
     copy_ov2(dst, src, 3);                               \
-    next;                                                \
-    STEP_CASE(P, SO_COPY5_7) : before;                        \
+    AFTER(3);                                            \
+    STEP_CASE(P, SO_COPY5_7) : BEFORE(len);              \
     copy_ov4(dst, src, len);                             \
-    next;                                                \
-    STEP_CASE(P, SO_COPY9_15) : before;                       \
+    AFTER(len);                                          \
+    STEP_CASE(P, SO_COPY9_15) : BEFORE(len);             \
     copy_ov8(dst, src, len);                             \
-    next;                                                \
-    STEP_CASE(P, SO_COPY17_32) : before;                      \
+    AFTER(len);                                          \
+    STEP_CASE(P, SO_COPY17_32) : BEFORE(len);            \
     copy_ov16(dst, src, len);                            \
-    next;                                                \
-    STEP_CASE(P, SO_COPYN) : before;                          \
+    AFTER(len);                                          \
+    STEP_CASE(P, SO_COPYN) : BEFORE(len);                \
     memcpy(dst, src, len);                               \
-    next
+    AFTER(len)
 
 /* Entry points (std_write.c, std_read.c, final.c). */
 size_t interp_std_size(const fbe_type *type, const void *value);

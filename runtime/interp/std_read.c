@@ -22,7 +22,20 @@
  *   TOO_DEEP                       the offset that leads to the too-deep body
  *   TRAVERSAL_LIMIT                the start of the region that exhausted the budget
  * info->type / info->field: the struct and field being read (field NULL for the
- * frame header and the root reference). */
+ * frame header and the root reference).
+ *
+ * Speed without changing any of that: the loops walk the step lists of the
+ * lowering (program.h). Verify visits only the fields that can fail (strings,
+ * structs, optionals, collections: std_check_steps); deserialize copies runs of
+ * adjacent scalars at once (std_steps). A struct header is first compared with
+ * the reader's own 8 bytes (chk_struct_fast: same size and type, the common
+ * case), and a struct whose checked fields are all strings is verified inline
+ * (v_leaf); anything else, a shorter body included, goes through the checks one
+ * by one, in the documented order. Such leaves (alone or as the elements of a
+ * vector) are first checked as one yes/no with the budget in a register
+ * (leaf_ok, seq_leaves): verify has no effect but the budget and the error, so
+ * when the answer is no, the checks are made again one by one from the budget
+ * they started with, and report exactly what the slow path would. */
 #include <string.h>
 
 #include "program.h"
@@ -225,7 +238,7 @@ static inline size_t fields_present(const interp_prog *prog, uint32_t ssize)
 }
 
 /* Frame header: on success r->size is full_size. */
-static fbe_status chk_frame(reader *r, const uint8_t *data, size_t size)
+INLINE fbe_status chk_frame(reader *r, const uint8_t *data, size_t size)
 {
     r->data = data;
     if (size < 8)
@@ -247,9 +260,43 @@ static fbe_status v_body(reader *r, const interp_prog *prog, uint64_t body, uint
 static fbe_status v_value(reader *r, const interp_node *n, uint64_t pos, uint64_t base,
                           unsigned depth);
 
+/* The checks of v_leaf_slow as one yes/no, charging *budget (a local, so it
+ * stays in a register): true exactly when they all pass, with the same charges.
+ * On false *budget is partly charged and the caller starts again from its own
+ * copy, so nothing but the answer depends on which check failed. */
+INLINE bool leaf_ok_n(const uint8_t *data, uint64_t size, const interp_step *s, size_t nk,
+                      uint64_t body, uint64_t *budget)
+{
+    for (size_t k = nk; k; k--, s++) {
+        uint32_t off = rd32(data + body + s->std_offset);
+        if (!off)
+            continue;
+        uint64_t blk = body + off;
+        if (UNLIKELY(blk + 4 > size))
+            return false;
+        uint64_t need = 4 + (uint64_t)rd32(data + blk);
+        if (UNLIKELY(blk + need > size || need > *budget))
+            return false;
+        *budget -= need;
+    }
+    return true;
+}
+
+/* leaf_ok_n for the strings of `prog`; one string (the usual leaf) gets a copy of
+ * its own, with no loop. */
+INLINE bool leaf_ok(const uint8_t *data, uint64_t size, const interp_prog *prog, uint64_t body,
+                    uint64_t *budget)
+{
+    const interp_step *at = prog->std_check_steps.at;
+    size_t nk = prog->std_check_steps.count;
+    if (nk == 1)
+        return leaf_ok_n(data, size, at, 1, body, budget);
+    return leaf_ok_n(data, size, at, nk, body, budget);
+}
+
 /* The strings of a whole body whose checked fields are all strings
- * (interp_prog.std_check_leaf): no call, no dispatch. */
-INLINE fbe_status v_leaf(reader *r, const interp_prog *prog, uint64_t body)
+ * (interp_prog.std_check_leaf), one check after the other: where it fails. */
+static COLD fbe_status v_leaf_slow(reader *r, const interp_prog *prog, uint64_t body)
 {
     const uint8_t *data = r->data;
     for (const interp_step *s = prog->std_check_steps.at; s->op != SO_END; s++) {
@@ -266,6 +313,18 @@ INLINE fbe_status v_leaf(reader *r, const interp_prog *prog, uint64_t body)
         }
     }
     return FBE_OK;
+}
+
+/* v_leaf_slow when every check passes (the common case), with no call and no
+ * dispatch; otherwise the checks again, in order, from the same budget. */
+INLINE fbe_status v_leaf(reader *r, const interp_prog *prog, uint64_t body)
+{
+    uint64_t budget = r->budget;
+    if (LIKELY(leaf_ok(r->data, r->size, prog, body, &budget))) {
+        r->budget = budget;
+        return FBE_OK;
+    }
+    return v_leaf_slow(r, prog, body);
 }
 
 /* v_struct when the header is not the common one. */
@@ -339,8 +398,36 @@ static fbe_status v_elems(reader *r, const interp_node *n, uint64_t elems, uint3
     }
 }
 
-static inline fbe_status v_seq(reader *r, const interp_node *n, uint64_t pos, uint64_t base,
-                               unsigned depth)
+/* The fast loop of v_seq over `count` leaf struct elements at *elems (their
+ * strings: nk steps at `at`): returns how many are left, 0 when all passed; then
+ * *elems is the first of them and *budget what it had before it. */
+INLINE uint32_t seq_leaves(const uint8_t *data, uint64_t size, const interp_prog *prog,
+                           const interp_step *at, size_t nk, uint64_t base, uint32_t es,
+                           uint64_t *elems, uint32_t count, uint64_t *budget)
+{
+    uint64_t bs = prog->std_body_size, hdr = prog->std_header, left = *budget;
+    uint64_t p = *elems;
+    for (; count; count--, p += es) {
+        uint64_t spent = left;
+        uint32_t off = rd32(data + p);
+        uint64_t b = base + off, h;
+        if (UNLIKELY(!off || b + bs > size))
+            break;
+        memcpy(&h, data + b, 8);
+        if (UNLIKELY(h != hdr || bs > spent))
+            break;
+        spent -= bs;
+        if (UNLIKELY(!leaf_ok_n(data, size, at, nk, b, &spent)))
+            break;
+        left = spent;
+    }
+    *elems = p;
+    *budget = left;
+    return count;
+}
+
+INLINE fbe_status v_seq(reader *r, const interp_node *n, uint64_t pos, uint64_t base,
+                        unsigned depth)
 {
     const interp_node *e = n->elem;
     uint64_t elems = 0;
@@ -351,6 +438,21 @@ static inline fbe_status v_seq(reader *r, const interp_node *n, uint64_t pos, ui
     if (e->op == OP_STRUCT) { /* v_elems' loop, with v_struct inline */
         const interp_prog *prog = e->prog;
         uint32_t es = e->std_size;
+        if (prog->std_check_leaf && depth + 1 <= r->max_depth) {
+            /* Elements that are leaves in the common shape: what v_struct checks,
+             * with what is the same for every element (depth, header, body size)
+             * hoisted and the budget in a register. The first element for which
+             * anything differs is left, from its own budget, to the loop below, so
+             * every result is the loop's. */
+            const interp_step *at = prog->std_check_steps.at;
+            size_t nk = prog->std_check_steps.count;
+            uint64_t budget = r->budget;
+            if (nk == 1)
+                count = seq_leaves(r->data, r->size, prog, at, 1, base, es, &elems, count, &budget);
+            else
+                count = seq_leaves(r->data, r->size, prog, at, nk, base, es, &elems, count, &budget);
+            r->budget = budget;
+        }
         for (uint32_t i = 0; i < count; i++, elems += es)
             if (UNLIKELY((st = v_struct(r, prog, elems, base, depth + 1)) != FBE_OK))
                 return st;
@@ -359,8 +461,8 @@ static inline fbe_status v_seq(reader *r, const interp_node *n, uint64_t pos, ui
     return v_elems(r, n, elems, count, base, depth);
 }
 
-static inline fbe_status v_opt_struct(reader *r, const interp_node *n, uint64_t pos,
-                                      uint64_t base, unsigned depth)
+INLINE fbe_status v_opt_struct(reader *r, const interp_node *n, uint64_t pos,
+                          uint64_t base, unsigned depth)
 {
     uint64_t slot = 0;
     fbe_status st = chk_optional(r, pos, base, 4, &slot);
@@ -547,6 +649,20 @@ static inline void *arena_alloc(reader *r, size_t n)
     return fbe_arena_alloc(a, n);
 }
 
+/* arena_alloc for a string's len + 1 bytes: the size is neither 0 nor near
+ * overflowing, so only the room is tested. */
+static inline void *arena_alloc_string(reader *r, uint32_t len)
+{
+    fbe_arena *a = r->arena;
+    size_t n = (size_t)len + 1, rounded = (n + 15) & ~(size_t)15;
+    if (LIKELY(a->head && (size_t)(a->end - a->ptr) >= rounded)) {
+        void *p = a->ptr;
+        a->ptr += rounded;
+        return p;
+    }
+    return fbe_arena_alloc(a, n);
+}
+
 /* A checked string block of `len` bytes at `payload` into host {pointer, size}. */
 static inline fbe_status d_string_payload(reader *r, uint64_t payload, uint32_t len,
                                           uint8_t *host)
@@ -558,7 +674,7 @@ static inline fbe_status d_string_payload(reader *r, uint64_t payload, uint32_t 
             s.data = r->data + payload;
             s.size = len;
         } else {
-            uint8_t *p = arena_alloc(r, (size_t)len + 1);
+            uint8_t *p = arena_alloc_string(r, len);
             if (UNLIKELY(!p)) {
                 st = FBE_NOMEM;
             } else {
@@ -876,7 +992,9 @@ static fbe_status d_fields(reader *r, const interp_prog *prog, uint64_t body, ui
 #define B_ (b + s->std_offset)
 #define P_ (body + s->std_offset)
     STEP_BEGIN(D, s)
-    STEP_COPY_CASES(D, H_, B_, s->len, (void)0, STEP_NEXT(D, s));
+    #define AFTER_(n) STEP_NEXT(D, s)
+    STEP_COPY_CASES(D, H_, B_, s->len, STEP_NOTHING, AFTER_);
+#undef AFTER_
     STEP_CASE(D, SO_BOOL):
         *H_ = *B_ != 0;
         STEP_NEXT(D, s);

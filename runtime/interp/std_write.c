@@ -455,7 +455,9 @@ enter: /* prog's value at host, its offset at pos relative to base */
     *top++ = (wframe){.s = s + 1, .host = host, .body = body, .left = (n), \
                       .elem = (e), .slot = (sl)}
     STEP_BEGIN(W, s)
-    STEP_COPY_CASES(W, W_, H_, s->len, (void)0, STEP_NEXT(W, s));
+    #define AFTER_(n) STEP_NEXT(W, s)
+    STEP_COPY_CASES(W, W_, H_, s->len, STEP_NOTHING, AFTER_);
+#undef AFTER_
     STEP_CASE(W, SO_BOOL):
         *W_ = *H_ != 0;
         STEP_NEXT(W, s);

@@ -1,0 +1,296 @@
+/* The static C backend (`fbec c`, docs/static.md):
+ *   - every golden schema's generated C compiles warning-free (-std=c11 -Wall
+ *     -Wextra -pedantic -Werror) with the build's compiler and, when present,
+ *     gcc and clang-19; its --header is byte for byte that of `fbec aot`;
+ *   - linked with fbe_runtime ONLY into tests/aot_check.c (unchanged: the
+ *     symbols are those of an aot object), every golden case of its package
+ *     passes, and tests/aot_image_check.c finds its IR image equal to the
+ *     compiler's IR member by member;
+ *   - tests/static_diff.c links all four codecs with the interpreter and
+ *     compares them on random values and on every truncation and byte flips
+ *     of every golden buffer (verify status/offset/struct/field, deserialize
+ *     status and decoded value), other depth limits and arena limits;
+ *   - the command line. */
+#include "test_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#ifndef FBE_STATIC_CC
+#define FBE_STATIC_CC "cc"
+#endif
+#ifndef FBE_STATIC_FLAGS
+#define FBE_STATIC_FLAGS ""
+#endif
+
+#define STRICT_FLAGS "-std=c11 -Wall -Wextra -pedantic -Werror"
+
+/* Values per type of the differential run (the sanitizer build runs fewer). */
+#if defined(__SANITIZE_ADDRESS__)
+#define DIFF_VALUES 10
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DIFF_VALUES 10
+#endif
+#endif
+#ifndef DIFF_VALUES
+#define DIFF_VALUES 30
+#endif
+
+static const char *const golden[][2] = {
+    {"proto", "Account"}, {"protoex", "Account"}, {"test", "StructBytes"}, {"enums", "Enums"}};
+#define GOLDEN_COUNT (sizeof golden / sizeof golden[0])
+
+static char dir[2048], schemas[2048];
+
+static char *fmt(const char *format, ...)
+{
+    static char bufs[8][8192];
+    static int next;
+    char *b = bufs[next++ % 8];
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(b, sizeof bufs[0], format, ap);
+    va_end(ap);
+    return b;
+}
+
+static void expect_status(const char *cmd, int expected, char **output)
+{
+    char *out = NULL;
+    int rc = run_command(cmd, &out);
+    if (rc != expected)
+        print_message("$ %s\n%s\n(exit status %d, expected %d)\n", cmd, out ? out : "", rc,
+                      expected);
+    if (output)
+        *output = out;
+    else
+        free(out);
+    assert_int_equal(rc, expected);
+}
+
+static bool file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* fbec c for every golden schema, then one object per schema (compiled once,
+ * linked into every check program). */
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "%s/static_test", FBE_BINARY_DIR);
+    snprintf(schemas, sizeof schemas, "%s", shared_path("golden/schemas"));
+    char *out = NULL;
+    if (run_command(fmt("rm -rf '%s' && mkdir -p '%s'", dir, dir), &out) != 0)
+        return -1;
+    free(out);
+    for (size_t i = 0; i < GOLDEN_COUNT; i++) {
+        const char *p = golden[i][0];
+        out = NULL;
+        int rc = run_command(fmt("'%s' c -I '%s' '%s/%s.fbe' -o '%s/%s.c' --header '%s/%s.h'",
+                                 FBEC_PATH, schemas, schemas, p, dir, p, dir, p),
+                             &out);
+        if (rc != 0) {
+            print_message("fbec c %s: %s\n", p, out ? out : "");
+            free(out);
+            return -1;
+        }
+        free(out);
+        out = NULL;
+        /* -O1: test.fbe's file is large; -O2 costs much more compile time */
+        rc = run_command(fmt("%s " STRICT_FLAGS " -O1 %s -I'%s/include' -c '%s/%s.c' -o '%s/%s.o'",
+                             FBE_STATIC_CC, FBE_STATIC_FLAGS, FBE_SOURCE_DIR, dir, p, dir, p),
+                         &out);
+        if (rc != 0) {
+            print_message("compiling %s.c: %s\n", p, out ? out : "");
+            free(out);
+            return -1;
+        }
+        free(out);
+    }
+    return 0;
+}
+
+static const char *link_cmd(const char *src, const char *defs, const char *objs, const char *exe)
+{
+    return fmt("%s " STRICT_FLAGS " %s %s -I'%s' -I'%s/include' -I'%s/tests' '%s' %s -lm -o '%s'",
+               FBE_STATIC_CC, FBE_STATIC_FLAGS, defs, dir, FBE_SOURCE_DIR, FBE_SOURCE_DIR, src,
+               objs, exe);
+}
+
+/* The generated C is warning-free with both compilers (syntax only: the
+ * build's compiler already compiled it). */
+static void test_compilers(void **state)
+{
+    (void)state;
+    const char *ccs[] = {FBE_STATIC_GCC, FBE_STATIC_CLANG};
+    for (size_t c = 0; c < 2; c++) {
+        if (!ccs[c][0]) {
+            print_message("SKIPPED: compiler %zu not found\n", c);
+            continue;
+        }
+        for (size_t i = 0; i < GOLDEN_COUNT; i++)
+            expect_status(fmt("%s " STRICT_FLAGS " -fsyntax-only -I'%s/include' '%s/%s.c'", ccs[c],
+                              FBE_SOURCE_DIR, dir, golden[i][0]),
+                          0, NULL);
+    }
+}
+
+/* --header is the header of `fbec aot --header` (shared code; the schemas whose
+ * objects LLVM compiles quickly: test.fbe would take about a minute). */
+static void test_header_same_as_aot(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < GOLDEN_COUNT; i++) {
+        const char *p = golden[i][0];
+        if (strcmp(p, "test") == 0)
+            continue;
+        char *out = NULL;
+        int rc = run_command(fmt("'%s' aot -I '%s' '%s/%s.fbe' -o '%s/%s.aot.o' --header '%s/%s.aot.h'",
+                                 FBEC_PATH, schemas, schemas, p, dir, p, dir, p),
+                             &out);
+        free(out);
+        if (rc != 0) {
+            print_message("SKIPPED: no fbec aot (built without LLVM?)\n");
+            return;
+        }
+        size_t na, nc;
+        uint8_t *a = read_file(fmt("%s/%s.aot.h", dir, p), &na);
+        uint8_t *c = read_file(fmt("%s/%s.h", dir, p), &nc);
+        assert_int_equal(na, nc);
+        assert_memory_equal(a, c, na);
+        assert_non_null(strstr((const char *)c, fmt("fbe_codec *fbe_%s_codec_create(", p)));
+        free(a);
+        free(c);
+    }
+}
+
+static void test_golden(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < GOLDEN_COUNT; i++) {
+        const char *p = golden[i][0];
+        const char *exe = fmt("%s/aot_check_%s", dir, p);
+        char exe_copy[4096];
+        snprintf(exe_copy, sizeof exe_copy, "%s", exe);
+        /* the generated code and the runtime library, nothing else */
+        expect_status(link_cmd(fmt("%s/tests/aot_check.c", FBE_SOURCE_DIR),
+                               fmt("-DAOT_PACKAGE=%s -DAOT_TYPE=%s -DAOT_ALL_OPS "
+                                   "-DAOT_BACKEND=FBE_BACKEND_STATIC",
+                                   p, golden[i][1]),
+                               fmt("'%s/%s.o' '%s'", dir, p, FBE_RUNTIME_LIB), exe_copy),
+                      0, NULL);
+        char *syms = NULL;
+        expect_status(fmt("nm '%s'", exe_copy), 0, &syms);
+        assert_null(strstr(syms, "interp_std")); /* no interpreter */
+        assert_null(strstr(syms, "LLVM"));
+        assert_null(strstr(syms, "fbe_schema_load")); /* no compiler */
+        free(syms);
+        char *out = NULL;
+        expect_status(fmt("'%s' '%s'", exe_copy, shared_path("golden")), 0, &out);
+        print_message("%s", out);
+        int count = 0;
+        if (sscanf(out, "aot_check %*s %d golden rows", &count) != 1)
+            count = 0;
+        free(out);
+        assert_true(count > 0); /* "aot_check PKG: N golden rows" */
+    }
+}
+
+static void test_image(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < GOLDEN_COUNT; i++) {
+        const char *p = golden[i][0];
+        char exe[4096];
+        snprintf(exe, sizeof exe, "%s/aot_image_check_%s", dir, p);
+        expect_status(link_cmd(fmt("%s/tests/aot_image_check.c", FBE_SOURCE_DIR),
+                               fmt("-DAOT_PACKAGE=%s -DAOT_ALL_OPS", p),
+                               fmt("'%s/%s.o' '%s' '%s'", dir, p, FBE_COMPILER_LIB, FBE_RUNTIME_LIB),
+                               exe),
+                      0, NULL);
+        char *out = NULL;
+        expect_status(fmt("'%s' '%s/%s.fbe' '%s'", exe, schemas, p, schemas), 0, &out);
+        print_message("%s", out);
+        assert_non_null(strstr(out, " 0 differ"));
+        free(out);
+    }
+}
+
+static void test_differential(void **state)
+{
+    (void)state;
+    char exe[4096];
+    snprintf(exe, sizeof exe, "%s/static_diff", dir);
+    expect_status(link_cmd(fmt("%s/tests/static_diff.c", FBE_SOURCE_DIR), "",
+                           fmt("'%s/tests/value_gen.c' '%s/proto.o' '%s/protoex.o' '%s/test.o' "
+                               "'%s/enums.o' '%s' '%s' '%s'",
+                               FBE_SOURCE_DIR, dir, dir, dir, dir, FBE_INTERP_LIB,
+                               FBE_COMPILER_LIB, FBE_RUNTIME_LIB),
+                           exe),
+                  0, NULL);
+    char *out = NULL;
+    expect_status(fmt("'%s' '%s' %d", exe, shared_path("golden"), DIFF_VALUES), 0, &out);
+    print_message("%s", out);
+    assert_non_null(strstr(out, " 0 divergences"));
+    assert_non_null(strstr(out, "static_diff test: 18 types"));
+    free(out);
+}
+
+static void test_cli(void **state)
+{
+    (void)state;
+    char *out = NULL;
+    expect_status(fmt("'%s' c --help", FBEC_PATH), 0, &out);
+    assert_non_null(strstr(out, "usage: fbec c"));
+    free(out);
+    expect_status(fmt("'%s' --help", FBEC_PATH), 0, &out);
+    assert_non_null(strstr(out, "static C codec"));
+    free(out);
+    const char *p = fmt("%s/proto.fbe", schemas);
+    char proto[4096], o[4096];
+    snprintf(proto, sizeof proto, "%s", p);
+    snprintf(o, sizeof o, "%s/cli.c", dir);
+    remove(o);
+    expect_status(fmt("'%s' c", FBEC_PATH), 2, NULL);
+    expect_status(fmt("'%s' c '%s'", FBEC_PATH, proto), 2, NULL); /* no -o */
+    expect_status(fmt("'%s' c '%s' '%s' -o '%s'", FBEC_PATH, proto, proto, o), 2, NULL);
+    expect_status(fmt("'%s' c '%s' -o '%s' --max-depth 0", FBEC_PATH, proto, o), 2, NULL);
+    expect_status(fmt("'%s' c '%s' -o '%s' --header", FBEC_PATH, proto, o), 2, NULL);
+    expect_status(fmt("'%s' c '%s' -o '%s' --header '%s'", FBEC_PATH, proto, o, o), 2, NULL);
+    expect_status(fmt("'%s' c '%s' -o '%s' --no-such-option", FBEC_PATH, proto, o), 2, NULL);
+    assert_false(file_exists(o));
+    expect_status(fmt("'%s' c '%s/no-such.fbe' -o '%s'", FBEC_PATH, dir, o), 1, NULL);
+    expect_status(fmt("'%s' c '%s' -o '%s/no-such-dir/x.c'", FBEC_PATH, proto, dir), 1, NULL);
+    assert_false(file_exists(o));
+    /* quiet on success; the depth limit is in the image; deterministic */
+    expect_status(fmt("'%s' c --schema='%s' -o '%s' --max-depth=7", FBEC_PATH, proto, o), 0, &out);
+    assert_string_equal(out, "");
+    free(out);
+    size_t n1, n2;
+    uint8_t *a = read_file(o, &n1);
+    assert_non_null(strstr((const char *)a, "#define SC_MAX_DEPTH 7u"));
+    expect_status(fmt("'%s' c '%s' -o '%s.2' --max-depth 7", FBEC_PATH, proto, o), 0, NULL);
+    uint8_t *b = read_file(fmt("%s.2", o), &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(a, b, n1);
+    free(a);
+    free(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_compilers),
+        cmocka_unit_test(test_header_same_as_aot),
+        cmocka_unit_test(test_golden),
+        cmocka_unit_test(test_image),
+        cmocka_unit_test(test_differential),
+        cmocka_unit_test(test_cli),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}

@@ -1,0 +1,255 @@
+/* fbe_gen_c: the driver of the static C backend (see gen_c.h): the struct
+ * table, the classification of IR types, the type-node registry, and the order
+ * of the generated file's parts. The parts are written by gen_c_prologue.c
+ * (fixed helpers), gen_c_image.c (the IR as C data), gen_c_std.c and
+ * gen_c_final.c (the two models) and gen_c_entry.c (entry points). */
+#define _POSIX_C_SOURCE 200809L
+#include "gen_c.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen_c_internal.h"
+#include "interp/program.h"
+
+void gc_printf(gc *g, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (vfprintf(g->out, fmt, ap) < 0)
+        g->failed = true;
+    va_end(ap);
+}
+
+void gc_error(gc *g, const char *fmt, ...)
+{
+    if (!g->failed) {
+        va_list ap;
+        va_start(ap, fmt);
+        fputs("fbec c: ", stderr);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        va_end(ap);
+    }
+    g->failed = true;
+}
+
+gc_class gc_class_of(const fbe_ir_type *t)
+{
+    switch (t->kind) {
+    case FBE_IR_BOOL: return GC_BOOL;
+    case FBE_IR_STRING:
+    case FBE_IR_BYTES: return GC_STRING;
+    case FBE_IR_STRUCT: return GC_STRUCT;
+    case FBE_IR_OPTIONAL:
+        return t->elem->kind == FBE_IR_STRUCT ? GC_OPT_STRUCT : GC_OPTIONAL;
+    case FBE_IR_ARRAY: return GC_ARRAY;
+    case FBE_IR_VECTOR:
+    case FBE_IR_LIST:
+    case FBE_IR_SET: return GC_SEQ;
+    case FBE_IR_MAP:
+    case FBE_IR_HASH: return GC_MAP;
+    default: return GC_COPY; /* integers, floats, enums, flags, decimal, uuid, timestamp */
+    }
+}
+
+bool gc_is_scalar(const fbe_ir_type *t)
+{
+    gc_class c = gc_class_of(t);
+    return c == GC_BOOL || c == GC_COPY;
+}
+
+bool gc_is_plain(const fbe_ir_type *t)
+{
+    if (t->kind == FBE_IR_ARRAY)
+        return gc_is_plain(t->elem);
+    return gc_class_of(t) == GC_COPY;
+}
+
+size_t gc_struct_index(const gc *g, const fbe_ir_struct *st)
+{
+    for (size_t i = 0; i < g->struct_count; i++)
+        if (g->structs[i] == st)
+            return i;
+    return (size_t)-1;
+}
+
+/* Same code for both: the same shape, the same structs, enums and sizes. */
+static bool same_type(const fbe_ir_type *a, const fbe_ir_type *b)
+{
+    if (a == b)
+        return true;
+    if (!a || !b)
+        return false;
+    return a->kind == b->kind && a->array_len == b->array_len && a->enum_type == b->enum_type &&
+           a->flags_type == b->flags_type && a->struct_type == b->struct_type &&
+           same_type(a->elem, b->elem) && same_type(a->key, b->key);
+}
+
+size_t gc_node(gc *g, const fbe_ir_type *t)
+{
+    for (size_t i = 0; i < g->node_count; i++)
+        if (same_type(g->nodes[i], t))
+            return i;
+    if (g->frozen) { /* a function would be called that is never emitted */
+        gc_error(g, "internal error: a type node was not registered");
+        return 0;
+    }
+    if (g->node_count == g->node_cap) {
+        size_t cap = g->node_cap ? g->node_cap * 2 : 64;
+        const fbe_ir_type **n = realloc(g->nodes, cap * sizeof *n);
+        if (!n) {
+            gc_error(g, "out of memory");
+            return 0;
+        }
+        g->nodes = n;
+        g->node_cap = cap;
+    }
+    g->nodes[g->node_count] = t;
+    return g->node_count++;
+}
+
+/* Registers every node reachable from t (children first, so their numbers are
+ * smaller; the order only affects names). */
+static void register_type(gc *g, const fbe_ir_type *t)
+{
+    if (t->elem)
+        register_type(g, t->elem);
+    if (t->key)
+        register_type(g, t->key);
+    gc_class c = gc_class_of(t);
+    if (c == GC_OPTIONAL || c == GC_OPT_STRUCT || c == GC_ARRAY || c == GC_SEQ || c == GC_MAP)
+        gc_node(g, t);
+}
+
+uint32_t gc_height(const fbe_ir_type *t)
+{
+    switch (t->kind) {
+    case FBE_IR_STRUCT:
+        return 1 + gc_struct_height(t->struct_type);
+    case FBE_IR_ARRAY:
+        return t->array_len ? gc_height(t->elem) : 0;
+    default:
+        return 0;
+    }
+}
+
+uint32_t gc_struct_height(const fbe_ir_struct *st)
+{
+    uint32_t h = 0;
+    for (size_t i = 0; i < st->field_count; i++) {
+        uint32_t fh = gc_height(st->fields[i].type);
+        if (fh > h)
+            h = fh;
+    }
+    return h;
+}
+
+const fbe_ir_struct *gc_first_level(const fbe_ir_type *t)
+{
+    while (t->kind == FBE_IR_ARRAY)
+        t = t->elem;
+    return t->kind == FBE_IR_STRUCT ? t->struct_type : NULL;
+}
+
+#define MIN_CLAMP ((uint64_t)1 << 32)
+
+/* final.c node_min: a non-fixed struct's smallest encoding is the interpreter
+ * program's final_min (the number its count checks use). */
+uint64_t gc_node_min(const gc *g, const fbe_ir_type *t)
+{
+    if (t->final_fixed)
+        return t->final_size;
+    switch (t->kind) {
+    case FBE_IR_STRUCT: {
+        const fbe_type *ty = fbe_codec_type_of(g->interp, t->struct_type);
+        return ty ? interp_prog_of(ty)->final_min : 0;
+    }
+    case FBE_IR_ARRAY: {
+        uint64_t m = (uint64_t)t->array_len * gc_node_min(g, t->elem);
+        return m > MIN_CLAMP ? MIN_CLAMP : m;
+    }
+    case FBE_IR_OPTIONAL:
+        return 1;
+    default: /* string, bytes, collections */
+        return 4;
+    }
+}
+
+void gc_symbol_prefix(const fbe_ir_package *pkg, char *buf, size_t size)
+{
+    snprintf(buf, size, "fbe_%s", pkg->name);
+    for (char *c = buf; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+            *c = '_';
+}
+
+bool fbe_gen_c(const fbe_schema *schema, unsigned max_depth, FILE *out)
+{
+    gc g;
+    memset(&g, 0, sizeof g);
+    g.schema = schema;
+    g.root = fbe_schema_root(schema);
+    g.max_depth = max_depth ? max_depth : FBE_DEFAULT_MAX_DEPTH;
+    fbe_codec_options copts = {.max_depth = g.max_depth};
+    fbe_status st = FBE_OK;
+    fbe_codec *interp = fbe_interp_create(schema, &copts, &st);
+    if (!interp) {
+        fprintf(stderr, "fbec c: cannot build the codec: %s\n", fbe_strerror(st));
+        return false;
+    }
+    g.interp = interp;
+
+    size_t np = fbe_schema_package_count(schema), total = 0;
+    for (size_t i = 0; i < np; i++)
+        total += fbe_schema_package(schema, i)->struct_count;
+    g.structs = calloc(total + 1, sizeof *g.structs);
+    char *text = NULL;
+    size_t len = 0;
+    g.out = g.structs ? open_memstream(&text, &len) : NULL;
+    if (!g.out) {
+        fprintf(stderr, "fbec c: out of memory\n");
+        free(g.structs);
+        fbe_codec_free(interp);
+        return false;
+    }
+    /* The codec's type table order: packages imports first, structs in order. */
+    for (size_t i = 0; i < np; i++) {
+        const fbe_ir_package *p = fbe_schema_package(schema, i);
+        for (size_t k = 0; k < p->struct_count; k++)
+            g.structs[g.struct_count++] = p->structs[k];
+    }
+    for (size_t i = 0; i < g.struct_count; i++)
+        if (fbe_codec_type_of(interp, g.structs[i]) != &interp->types[i])
+            gc_error(&g, "the struct table differs from the codec's (struct %s)",
+                     g.structs[i]->full_name);
+    for (size_t i = 0; i < g.struct_count; i++)
+        for (size_t f = 0; f < g.structs[i]->field_count; f++)
+            register_type(&g, g.structs[i]->fields[f].type);
+
+    g.frozen = true;
+    if (!g.failed) {
+        gc_emit_prologue(&g);
+        gc_emit_image_decls(&g);
+        gc_emit_std_decls(&g);
+        gc_emit_final_decls(&g);
+        gc_emit_image(&g);
+        gc_emit_std(&g);
+        gc_emit_final(&g);
+        gc_emit_entries(&g);
+        gc_emit_image_tail(&g);
+    }
+    if (fclose(g.out) != 0)
+        g.failed = true;
+    bool ok = !g.failed;
+    if (ok && fwrite(text, 1, len, out) != len) {
+        fprintf(stderr, "fbec c: write error\n");
+        ok = false;
+    }
+    free(text);
+    free(g.nodes);
+    free(g.structs);
+    fbe_codec_free(interp);
+    return ok;
+}

@@ -1,0 +1,857 @@
+/* The final model of a static C codec (wire-format.md 4, docs/codec.md): per
+ * struct k and type node n, the operations of runtime/interp/final.c with every
+ * size and offset a constant from the IR:
+ *
+ *   s<k>_fsize(h)             bytes of the fields (the exact walk, SC_SAT)
+ *   s<k>_fwrite(h, w)         the fields at w, returns w past them
+ *   s<k>_fv(r, p, depth)      verify the struct at p (its entry checks too)
+ *   s<k>_fd(r, p, dst, depth) deserialize it
+ *   s<k>_fdfields             the fields of a non-fixed struct
+ *   s<k>_fvdepth, s<k>_fcopy  fixed structs: where a depth check fails (cold),
+ *                             and the copy once bounds and depth are known good
+ *   t<n>_fsize, t<n>_fwrite, t<n>_fv, t<n>_fd, t<n>_fcopy likewise per node.
+ *
+ * The checks are the interpreter's field-by-field walk: a run of fixed fields
+ * that can only fail their bounds is checked once, and when that fails a cold
+ * helper finds the field a field-by-field walk would report (and, when
+ * deserializing, reads the fields before it). A fixed value's struct levels are
+ * checked with one comparison against its static height; verify then walks
+ * them (s<k>_fvdepth) to report where. The same arena allocations happen in the
+ * same order; on failure a struct zeroes the failing field and every later one,
+ * a collection stays empty and an optional struct pointer NULL. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "gen_c_internal.h"
+
+#define MIN_CLAMP ((uint64_t)1 << 32)
+
+static void fn(gc *g, const fbe_ir_type *t, char *buf, size_t size)
+{
+    if (gc_class_of(t) == GC_STRUCT)
+        snprintf(buf, size, "s%zu", gc_struct_index(g, t->struct_type));
+    else
+        snprintf(buf, size, "t%zu", gc_node(g, t));
+}
+
+/* Fixed and only its bounds can fail (scalars, arrays of them, empty arrays). */
+static bool skip(const fbe_ir_type *t)
+{
+    return t->final_fixed && gc_height(t) == 0;
+}
+
+/* ---- value expressions ------------------------------------------------------------- */
+
+static void size_expr(gc *g, const fbe_ir_type *t, const char *h)
+{
+    char f[32];
+    if (t->final_fixed) {
+        gc_printf(g, "(uint64_t)%" PRIu32, t->final_size);
+        return;
+    }
+    if (gc_class_of(t) == GC_STRING) {
+        gc_printf(g, "sc_fstr_size(%s)", h);
+        return;
+    }
+    fn(g, t, f, sizeof f);
+    gc_printf(g, "%s_fsize(%s)", f, h);
+}
+
+static void write_value(gc *g, const char *ind, const fbe_ir_type *t, const char *h)
+{
+    char f[32];
+    switch (gc_class_of(t)) {
+    case GC_BOOL:
+        gc_printf(g, "%s*w++ = (%s)[0] != 0;\n", ind, h);
+        return;
+    case GC_COPY:
+        gc_printf(g, "%smemcpy(w, %s, %" PRIu32 ");\n%sw += %" PRIu32 ";\n", ind, h, t->final_size,
+                  ind, t->final_size);
+        return;
+    case GC_STRING:
+        gc_printf(g, "%sw = sc_fwrite_str(%s, w);\n", ind, h);
+        return;
+    default:
+        fn(g, t, f, sizeof f);
+        gc_printf(g, "%sw = %s_fwrite(%s, w);\n", ind, f, h);
+        return;
+    }
+}
+
+static void verify_expr(gc *g, const fbe_ir_type *t, const char *p, const char *depth, char *buf,
+                        size_t size)
+{
+    char f[32];
+    if (skip(t)) {
+        snprintf(buf, size, "sc_fv_fixed(r, %s, %" PRIu32 ")", p, t->final_size);
+        return;
+    }
+    if (gc_class_of(t) == GC_STRING) {
+        snprintf(buf, size, "sc_fv_str(r, %s)", p);
+        return;
+    }
+    fn(g, t, f, sizeof f);
+    if (gc_class_of(t) == GC_STRUCT)
+        snprintf(buf, size, "%s_fv(r, %s, %s + 1)", f, p, depth);
+    else
+        snprintf(buf, size, "%s_fv(r, %s, %s)", f, p, depth);
+}
+
+static void read_expr(gc *g, const fbe_ir_type *t, const char *p, const char *dst,
+                      const char *depth, char *buf, size_t size)
+{
+    char f[32] = "";
+    gc_class c = gc_class_of(t);
+    if (c != GC_BOOL && c != GC_COPY && c != GC_STRING)
+        fn(g, t, f, sizeof f);
+    switch (c) {
+    case GC_BOOL:
+        snprintf(buf, size, "sc_fd_bool(r, %s, %s)", p, dst);
+        return;
+    case GC_COPY:
+        snprintf(buf, size, "sc_fd_copy(r, %s, %s, %" PRIu32 ")", p, dst, t->final_size);
+        return;
+    case GC_STRING:
+        snprintf(buf, size, "sc_fd_str(r, %s, %s)", p, dst);
+        return;
+    case GC_STRUCT:
+        snprintf(buf, size, "%s_fd(r, %s, %s, %s + 1)", f, p, dst, depth);
+        return;
+    default:
+        snprintf(buf, size, "%s_fd(r, %s, %s, %s)", f, p, dst, depth);
+        return;
+    }
+}
+
+/* A fixed value whose bytes are there and whose depth fits. */
+static void copy_value(gc *g, const char *ind, const fbe_ir_type *t, const char *p,
+                       const char *dst)
+{
+    char f[32];
+    switch (gc_class_of(t)) {
+    case GC_BOOL:
+        gc_printf(g, "%s(%s)[0] = (%s)[0] != 0;\n", ind, dst, p);
+        return;
+    case GC_COPY:
+        gc_printf(g, "%smemcpy(%s, %s, %" PRIu32 ");\n", ind, dst, p, t->final_size);
+        return;
+    default:
+        fn(g, t, f, sizeof f);
+        gc_printf(g, "%s%s_fcopy(%s, %s);\n", ind, f, p, dst);
+        return;
+    }
+}
+
+/* `if` the levels of fixed value t at p (in a struct at `depth`) are too deep:
+ * verify reports where (s<k>_fvdepth) and fails. Nothing for height 0. */
+static bool depth_check(gc *g, const fbe_ir_type *t, const char *p, const char *depth, char *buf,
+                        size_t size)
+{
+    uint32_t ht = gc_height(t);
+    if (!ht)
+        return false;
+    snprintf(buf, size,
+             "SC_UNLIKELY((uint64_t)%s + %" PRIu32 " > r->max_depth) && !s%zu_fvdepth(r, %s, %s + 1)",
+             depth, ht, gc_struct_index(g, gc_first_level(t)), p, depth);
+    return true;
+}
+
+/* The count check of a collection (final.c count_fits): `count` elements of at
+ * least `min` bytes in `room`; elements of no bytes one per byte of the frame. */
+static void fits_expr(uint64_t min, char *buf, size_t size)
+{
+    if (min == 0)
+        snprintf(buf, size, "count <= (size_t)(r->end - r->data)");
+    else
+        snprintf(buf, size, "sc_fits(count, %" PRIu64 "u, room - 4)",
+                 min > MIN_CLAMP ? MIN_CLAMP : min);
+}
+
+/* ---- declarations ------------------------------------------------------------------ */
+
+void gc_emit_final_decls(gc *g)
+{
+    gc_printf(g, "\n/* ---- final model: declarations ---- */\n\n");
+    for (size_t k = 0; k < g->struct_count; k++) {
+        gc_printf(g, "static SC_UNUSED uint64_t s%zu_fsize(const uint8_t *h);\n", k);
+        gc_printf(g, "static SC_UNUSED uint8_t *s%zu_fwrite(const uint8_t *h, uint8_t *w);\n", k);
+        gc_printf(g, "static SC_UNUSED const uint8_t *s%zu_fv(sc_frd *r, const uint8_t *p, "
+                     "unsigned depth);\n", k);
+        gc_printf(g, "static SC_UNUSED const uint8_t *s%zu_fd(sc_frd *r, const uint8_t *p, "
+                     "uint8_t *dst, unsigned depth);\n", k);
+        if (g->structs[k]->final_fixed) {
+            gc_printf(g, "static SC_UNUSED bool s%zu_fvdepth(sc_frd *r, const uint8_t *p, "
+                         "unsigned depth);\n", k);
+            gc_printf(g, "static SC_UNUSED void s%zu_fcopy(const uint8_t *p, uint8_t *dst);\n", k);
+        } else {
+            gc_printf(g, "static SC_UNUSED const uint8_t *s%zu_fdfields(sc_frd *r, const uint8_t *p, "
+                         "uint8_t *dst, unsigned depth);\n", k);
+        }
+    }
+    for (size_t n = 0; n < g->node_count; n++) {
+        gc_printf(g, "static SC_UNUSED uint64_t t%zu_fsize(const uint8_t *h);\n", n);
+        gc_printf(g, "static SC_UNUSED uint8_t *t%zu_fwrite(const uint8_t *h, uint8_t *w);\n", n);
+        gc_printf(g, "static SC_UNUSED const uint8_t *t%zu_fv(sc_frd *r, const uint8_t *p, "
+                     "unsigned depth);\n", n);
+        gc_printf(g, "static SC_UNUSED const uint8_t *t%zu_fd(sc_frd *r, const uint8_t *p, "
+                     "uint8_t *dst, unsigned depth);\n", n);
+        if (g->nodes[n]->final_fixed)
+            gc_printf(g, "static SC_UNUSED void t%zu_fcopy(const uint8_t *p, uint8_t *dst);\n", n);
+    }
+}
+
+/* ---- structs ----------------------------------------------------------------------- */
+
+/* Plain fields [i, j): adjacent in the host, host bytes = wire bytes. */
+static size_t plain_run(const fbe_ir_struct *st, size_t i)
+{
+    const fbe_ir_field *f = st->fields;
+    if (!gc_is_plain(f[i].type) || f[i].type->host_size != f[i].type->final_size)
+        return i;
+    size_t j = i + 1;
+    while (j < st->field_count && gc_is_plain(f[j].type) &&
+           f[j].type->host_size == f[j].type->final_size &&
+           f[j].host_offset == f[j - 1].host_offset + f[j - 1].type->host_size)
+        j++;
+    return j;
+}
+
+/* Fixed fields [a, b) of a struct, from wire offset `at` (an expression) into
+ * dst, bytes known to be there. */
+static void copy_fields(gc *g, const fbe_ir_struct *st, size_t a, size_t b, const char *at)
+{
+    uint64_t off = 0;
+    for (size_t i = a; i < b;) {
+        const fbe_ir_field *f = &st->fields[i];
+        size_t j = plain_run(st, i);
+        if (j > b)
+            j = b;
+        if (j > i) {
+            uint64_t len = 0;
+            for (size_t x = i; x < j; x++)
+                len += st->fields[x].type->final_size;
+            if (len)
+                gc_printf(g, "    memcpy(dst + %" PRIu32 ", %s + %" PRIu64 ", %" PRIu64 "); /* %s%s%s */\n",
+                          f->host_offset, at, off, len, f->name, j > i + 1 ? " .. " : "",
+                          j > i + 1 ? st->fields[j - 1].name : "");
+            off += len;
+            i = j;
+            continue;
+        }
+        char p[96], dst[64];
+        snprintf(p, sizeof p, "%s + %" PRIu64, at, off);
+        snprintf(dst, sizeof dst, "dst + %" PRIu32, f->host_offset);
+        gc_printf(g, "    /* %s */\n", f->name);
+        copy_value(g, "    ", f->type, p, dst);
+        off += f->type->final_size;
+        i++;
+    }
+}
+
+static void struct_size(gc *g, size_t k)
+{
+    const fbe_ir_struct *st = g->structs[k];
+    gc_printf(g, "/* %s: bytes of the fields */\nstatic uint64_t s%zu_fsize(const uint8_t *h)\n{\n",
+              st->full_name, k);
+    if (st->final_fixed) {
+        gc_printf(g, "    (void)h;\n    return %" PRIu32 ";\n}\n\n", st->final_size);
+        return;
+    }
+    gc_printf(g, "    uint64_t sum = 0;\n");
+    uint64_t pre = 0;
+    for (size_t i = 0; i < st->field_count; i++) {
+        const fbe_ir_field *f = &st->fields[i];
+        if (f->type->final_fixed) {
+            pre += f->type->final_size;
+            continue;
+        }
+        char h[64];
+        snprintf(h, sizeof h, "h + %" PRIu32, f->host_offset);
+        gc_printf(g, "    sum += %" PRIu64 " + ", pre);
+        size_expr(g, f->type, h);
+        gc_printf(g, "; /* %s */\n    if (sum > SC_SAT)\n        return SC_SAT;\n", f->name);
+        pre = 0;
+    }
+    gc_printf(g, "    return sum + %" PRIu64 ";\n}\n\n", pre);
+}
+
+static void struct_write(gc *g, size_t k)
+{
+    const fbe_ir_struct *st = g->structs[k];
+    gc_printf(g, "static uint8_t *s%zu_fwrite(const uint8_t *h, uint8_t *w)\n{\n    (void)h;\n", k);
+    for (size_t i = 0; i < st->field_count;) {
+        const fbe_ir_field *f = &st->fields[i];
+        size_t j = plain_run(st, i);
+        if (j > i) {
+            uint64_t len = 0;
+            for (size_t x = i; x < j; x++)
+                len += st->fields[x].type->final_size;
+            gc_printf(g, "    memcpy(w, h + %" PRIu32 ", %" PRIu64 "); /* %s%s%s */\n    w += %" PRIu64 ";\n",
+                      f->host_offset, len, f->name, j > i + 1 ? " .. " : "",
+                      j > i + 1 ? st->fields[j - 1].name : "", len);
+            i = j;
+            continue;
+        }
+        char h[64];
+        snprintf(h, sizeof h, "h + %" PRIu32, f->host_offset);
+        gc_printf(g, "    /* %s */\n", f->name);
+        write_value(g, "    ", f->type, h);
+        i++;
+    }
+    gc_printf(g, "    return w;\n}\n\n");
+}
+
+static void struct_fixed(gc *g, size_t k)
+{
+    const fbe_ir_struct *st = g->structs[k];
+    uint32_t fixed_depth = 1 + gc_struct_height(st);
+    gc_printf(g,
+              "/* %s (fixed, %" PRIu32 " bytes, %" PRIu32 " struct levels) */\n"
+              "static const uint8_t *s%zu_fv(sc_frd *r, const uint8_t *p, unsigned depth)\n{\n"
+              "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 ")))\n"
+              "        return sc_ffail(r, FBE_TRUNCATED, p);\n"
+              "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth) && !s%zu_fvdepth(r, p, depth))\n"
+              "        return NULL;\n"
+              "    return p + %" PRIu32 ";\n}\n\n",
+              st->full_name, st->final_size, fixed_depth, k, st->final_size, fixed_depth - 1, k,
+              st->final_size);
+    /* where the levels are too deep: the interpreter's pre-order walk */
+    gc_printf(g,
+              "static SC_COLD bool s%zu_fvdepth(sc_frd *r, const uint8_t *p, unsigned depth)\n{\n"
+              "    if (depth > r->max_depth) {\n        sc_ffail(r, FBE_TOO_DEEP, p);\n"
+              "        return false;\n    }\n",
+              k);
+    uint64_t off = 0;
+    for (size_t i = 0; i < st->field_count; i++) {
+        const fbe_ir_type *t = st->fields[i].type;
+        if (gc_height(t))
+            gc_printf(g,
+                      "    if (!s%zu_fvdepth(r, p + %" PRIu64 ", depth + 1)) {\n"
+                      "        sc_fnote(r, &ir_s%zu, &ir_s%zu_f[%zu]);\n        return false;\n    }\n",
+                      gc_struct_index(g, gc_first_level(t)), off, k, k, i);
+        off += t->final_size;
+    }
+    gc_printf(g, "    return true;\n}\n\n");
+    gc_printf(g, "static void s%zu_fcopy(const uint8_t *p, uint8_t *dst)\n{\n    (void)p;\n", k);
+    if (!st->field_count)
+        gc_printf(g, "    memset(dst, 0, %" PRIu32 "); /* the host's placeholder byte */\n",
+                  st->host_size);
+    copy_fields(g, st, 0, st->field_count, "p");
+    gc_printf(g, "}\n\n");
+    gc_printf(g,
+              "static const uint8_t *s%zu_fd(sc_frd *r, const uint8_t *p, uint8_t *dst, unsigned depth)\n{\n"
+              "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 ")))\n"
+              "        return sc_ffail(r, FBE_TRUNCATED, p);\n"
+              "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
+              "        return sc_ffail(r, FBE_TOO_DEEP, p);\n"
+              "    s%zu_fcopy(p, dst);\n    return p + %" PRIu32 ";\n}\n\n",
+              k, st->final_size, fixed_depth - 1, k, st->final_size);
+}
+
+static void struct_verify(gc *g, size_t k)
+{
+    const fbe_ir_struct *st = g->structs[k];
+    gc_printf(g,
+              "/* %s at p, at level depth */\n"
+              "static const uint8_t *s%zu_fv(sc_frd *r, const uint8_t *p, unsigned depth)\n{\n"
+              "    if (SC_UNLIKELY(depth > r->max_depth))\n"
+              "        return sc_ffail(r, FBE_TOO_DEEP, p);\n",
+              st->full_name, k);
+    bool sizes = false;
+    for (size_t i = 0; i < st->field_count && !sizes; i++)
+        sizes = skip(st->fields[i].type);
+    if (sizes) {
+        gc_printf(g, "    static const uint32_t sizes[%zu] = {", st->field_count);
+        for (size_t i = 0; i < st->field_count; i++)
+            gc_printf(g, "%s%" PRIu32, i ? ", " : "", st->fields[i].type->final_size);
+        gc_printf(g, "};\n");
+    }
+    for (size_t i = 0; i < st->field_count;) {
+        const fbe_ir_field *f = &st->fields[i];
+        const fbe_ir_type *t = f->type;
+        if (skip(t)) {
+            size_t j = i;
+            uint64_t run = 0;
+            while (j < st->field_count && skip(st->fields[j].type))
+                run += st->fields[j++].type->final_size;
+            if (run)
+                gc_printf(g,
+                          "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu64 "))) /* %s%s%s */\n"
+                          "        return sc_fv_run_fail(r, p, &ir_s%zu, ir_s%zu_f, sizes, %zu, %zu);\n"
+                          "    p += %" PRIu64 ";\n",
+                          run, f->name, j > i + 1 ? " .. " : "", j > i + 1 ? st->fields[j - 1].name : "",
+                          k, k, i, j, run);
+            i = j;
+            continue;
+        }
+        char call[256];
+        gc_printf(g, "    /* %s */\n", f->name);
+        if (t->final_fixed) {
+            gc_printf(g,
+                      "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 "))) {\n"
+                      "        sc_ffail(r, FBE_TRUNCATED, p);\n"
+                      "        sc_fnote(r, &ir_s%zu, &ir_s%zu_f[%zu]);\n        return NULL;\n    }\n",
+                      t->final_size, k, k, i);
+            if (depth_check(g, t, "p", "depth", call, sizeof call))
+                gc_printf(g, "    if (%s) {\n        sc_fnote(r, &ir_s%zu, &ir_s%zu_f[%zu]);\n"
+                             "        return NULL;\n    }\n",
+                          call, k, k, i);
+            gc_printf(g, "    p += %" PRIu32 ";\n", t->final_size);
+        } else {
+            verify_expr(g, t, "p", "depth", call, sizeof call);
+            gc_printf(g, "    SC_FV(%s, &ir_s%zu, &ir_s%zu_f[%zu]);\n", call, k, k, i);
+        }
+        i++;
+    }
+    gc_printf(g, "    return p;\n}\n\n");
+}
+
+static void struct_read(gc *g, size_t k)
+{
+    const fbe_ir_struct *st = g->structs[k];
+    size_t n = st->field_count;
+    gc_printf(g,
+              "static const uint8_t *s%zu_fd(sc_frd *r, const uint8_t *p, uint8_t *dst, unsigned depth)\n{\n"
+              "    if (SC_UNLIKELY(depth > r->max_depth))\n"
+              "        return sc_ffail(r, FBE_TOO_DEEP, p);\n"
+              "    return s%zu_fdfields(r, p, dst, depth);\n}\n\n",
+              k, k);
+    /* the run tables of the cold path */
+    for (size_t i = 0; i < n;) {
+        if (!skip(st->fields[i].type)) {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j < n && skip(st->fields[j].type))
+            j++;
+        gc_printf(g, "static const sc_fixed s%zu_run%zu[%zu] = {", k, i, j - i);
+        for (size_t x = i; x < j; x++) {
+            const fbe_ir_type *t = st->fields[x].type;
+            const fbe_ir_type *e = t->kind == FBE_IR_ARRAY ? t->elem : t;
+            gc_printf(g, "%s{%" PRIu32 ", %" PRIu32 ", %d}", x > i ? ", " : "",
+                      st->fields[x].host_offset, t->final_size, gc_class_of(e) == GC_BOOL);
+        }
+        gc_printf(g, "};\n");
+        i = j;
+    }
+    gc_printf(g,
+              "/* %s: the fields at p into dst; on failure the failing field and every\n"
+              " * later one are zero */\n"
+              "static const uint8_t *s%zu_fdfields(sc_frd *r, const uint8_t *p, uint8_t *dst, "
+              "unsigned depth)\n{\n    (void)r;\n    (void)dst;\n    (void)depth;\n",
+              st->full_name, k);
+    for (size_t i = 0; i < n;) {
+        const fbe_ir_field *f = &st->fields[i];
+        const fbe_ir_type *t = f->type;
+        if (skip(t)) {
+            size_t j = i;
+            uint64_t run = 0;
+            while (j < n && skip(st->fields[j].type))
+                run += st->fields[j++].type->final_size;
+            if (run) {
+                gc_printf(g,
+                          "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu64 "))) {\n"
+                          "        size_t k = sc_fd_run_short(r, p, dst, s%zu_run%zu, %zu);\n"
+                          "        sc_zero_fields(dst, s%zu_zero, %zu + k, %zu);\n"
+                          "        return NULL;\n    }\n",
+                          run, k, i, j - i, k, i, n);
+                copy_fields(g, st, i, j, "p");
+                gc_printf(g, "    p += %" PRIu64 ";\n", run);
+            }
+            i = j;
+            continue;
+        }
+        char dst[64], call[256];
+        snprintf(dst, sizeof dst, "dst + %" PRIu32, f->host_offset);
+        gc_printf(g, "    /* %s */\n", f->name);
+        if (t->final_fixed) {
+            gc_printf(g,
+                      "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 "))) {\n"
+                      "        sc_ffail(r, FBE_TRUNCATED, p);\n"
+                      "        sc_zero_fields(dst, s%zu_zero, %zu, %zu);\n        return NULL;\n    }\n"
+                      "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth)) {\n"
+                      "        sc_ffail(r, FBE_TOO_DEEP, p);\n"
+                      "        sc_zero_fields(dst, s%zu_zero, %zu, %zu);\n        return NULL;\n    }\n",
+                      t->final_size, k, i, n, gc_height(t), k, i, n);
+            copy_value(g, "    ", t, "p", dst);
+            gc_printf(g, "    p += %" PRIu32 ";\n", t->final_size);
+        } else {
+            read_expr(g, t, "p", dst, "depth", call, sizeof call);
+            gc_printf(g, "    SC_FD(%s, s%zu_zero, %zu, %zu);\n", call, k, i, n);
+        }
+        i++;
+    }
+    gc_printf(g, "    return p;\n}\n\n");
+}
+
+/* ---- type nodes -------------------------------------------------------------------- */
+
+static void node_size(gc *g, size_t n)
+{
+    const fbe_ir_type *t = g->nodes[n], *e = t->elem, *k = t->key;
+    char h[128];
+    gc_printf(g, "static uint64_t t%zu_fsize(const uint8_t *h)\n{\n", n);
+    if (t->final_fixed) {
+        gc_printf(g, "    (void)h;\n    return %" PRIu32 ";\n}\n\n", t->final_size);
+        return;
+    }
+    switch (gc_class_of(t)) {
+    case GC_OPTIONAL:
+        snprintf(h, sizeof h, "h + %" PRIu32, t->host_value_offset);
+        gc_printf(g, "    if (!h[0])\n        return 1;\n    return 1 + ");
+        size_expr(g, e, h);
+        gc_printf(g, ";\n");
+        break;
+    case GC_OPT_STRUCT:
+        gc_printf(g, "    const uint8_t *p = sc_ptr_at(h);\n    return p ? 1 + ");
+        size_expr(g, e, "p");
+        gc_printf(g, " : 1;\n");
+        break;
+    case GC_ARRAY:
+        snprintf(h, sizeof h, "h + (size_t)i * %" PRIu32, e->host_size);
+        gc_printf(g, "    uint64_t sum = 0;\n    for (uint32_t i = 0; i < %" PRIu32 "u; i++) {\n"
+                     "        sum += ", t->array_len);
+        size_expr(g, e, h);
+        gc_printf(g, ";\n        if (sum > SC_SAT)\n            return SC_SAT;\n    }\n    return sum;\n");
+        break;
+    case GC_SEQ:
+        gc_printf(g, "    sc_view v = sc_view_at(h);\n    if (v.size > UINT32_MAX)\n        return SC_SAT;\n");
+        if (e->final_fixed) {
+            gc_printf(g, "    uint64_t sum = 4 + (uint64_t)v.size * %" PRIu32 ";\n"
+                         "    return sum > SC_SAT ? SC_SAT : sum;\n", e->final_size);
+            break;
+        }
+        snprintf(h, sizeof h, "v.data + i * %" PRIu32, e->host_size);
+        gc_printf(g, "    uint64_t sum = 4;\n    for (size_t i = 0; i < v.size; i++) {\n        sum += ");
+        size_expr(g, e, h);
+        gc_printf(g, ";\n        if (sum > SC_SAT)\n            return SC_SAT;\n    }\n    return sum;\n");
+        break;
+    case GC_MAP:
+        gc_printf(g, "    sc_view v = sc_view_at(h);\n    if (v.size > UINT32_MAX)\n        return SC_SAT;\n");
+        if (k->final_fixed && e->final_fixed) {
+            uint64_t per = (uint64_t)k->final_size + e->final_size;
+            if (per)
+                gc_printf(g, "    if (v.size > SC_SAT / %" PRIu64 ")\n        return SC_SAT;\n", per);
+            gc_printf(g, "    return 4 + (uint64_t)v.size * %" PRIu64 ";\n", per);
+            break;
+        }
+        gc_printf(g, "    uint64_t sum = 4;\n    for (size_t i = 0; i < v.size; i++) {\n"
+                     "        const uint8_t *entry = v.data + i * %" PRIu32 ";\n        sum += ",
+                  t->host_entry_size);
+        size_expr(g, k, "entry");
+        gc_printf(g, ";\n        sum += ");
+        snprintf(h, sizeof h, "entry + %" PRIu32, t->host_entry_value_offset);
+        size_expr(g, e, h);
+        gc_printf(g, ";\n        if (sum > SC_SAT)\n            return SC_SAT;\n    }\n    return sum;\n");
+        break;
+    default:
+        gc_printf(g, "    (void)h;\n    return 0;\n");
+        break;
+    }
+    gc_printf(g, "}\n\n");
+}
+
+static void node_write(gc *g, size_t n)
+{
+    const fbe_ir_type *t = g->nodes[n], *e = t->elem, *k = t->key;
+    char h[128];
+    gc_printf(g, "static uint8_t *t%zu_fwrite(const uint8_t *h, uint8_t *w)\n{\n", n);
+    switch (gc_class_of(t)) {
+    case GC_OPTIONAL:
+        snprintf(h, sizeof h, "h + %" PRIu32, t->host_value_offset);
+        gc_printf(g, "    if (!h[0]) {\n        *w = 0;\n        return w + 1;\n    }\n    *w++ = 1;\n");
+        write_value(g, "    ", e, h);
+        gc_printf(g, "    return w;\n");
+        break;
+    case GC_OPT_STRUCT:
+        gc_printf(g, "    const uint8_t *p = sc_ptr_at(h);\n"
+                     "    if (!p) {\n        *w = 0;\n        return w + 1;\n    }\n    *w++ = 1;\n"
+                     "    return s%zu_fwrite(p, w);\n",
+                  gc_struct_index(g, e->struct_type));
+        break;
+    case GC_ARRAY:
+        if (gc_class_of(e) == GC_COPY) {
+            uint64_t len = (uint64_t)t->array_len * e->final_size;
+            gc_printf(g, "    memcpy(w, h, %" PRIu64 ");\n    return w + %" PRIu64 ";\n", len, len);
+            break;
+        }
+        snprintf(h, sizeof h, "h + (size_t)i * %" PRIu32, e->host_size);
+        gc_printf(g, "    for (uint32_t i = 0; i < %" PRIu32 "u; i++) {\n", t->array_len);
+        write_value(g, "        ", e, h);
+        gc_printf(g, "    }\n    return w;\n");
+        break;
+    case GC_SEQ:
+        gc_printf(g, "    sc_view v = sc_view_at(h);\n    sc_wr32(w, (uint32_t)v.size);\n    w += 4;\n");
+        if (gc_class_of(e) == GC_COPY) {
+            gc_printf(g, "    if (v.size)\n        memcpy(w, v.data, v.size * %" PRIu32 ");\n"
+                         "    return w + v.size * %" PRIu32 ";\n",
+                      e->final_size, e->final_size);
+            break;
+        }
+        snprintf(h, sizeof h, "v.data + i * %" PRIu32, e->host_size);
+        gc_printf(g, "    for (size_t i = 0; i < v.size; i++) {\n");
+        write_value(g, "        ", e, h);
+        gc_printf(g, "    }\n    return w;\n");
+        break;
+    case GC_MAP:
+        gc_printf(g, "    sc_view v = sc_view_at(h);\n    sc_wr32(w, (uint32_t)v.size);\n    w += 4;\n"
+                     "    for (size_t i = 0; i < v.size; i++) {\n"
+                     "        const uint8_t *entry = v.data + i * %" PRIu32 ";\n",
+                  t->host_entry_size);
+        write_value(g, "        ", k, "entry");
+        snprintf(h, sizeof h, "entry + %" PRIu32, t->host_entry_value_offset);
+        write_value(g, "        ", e, h);
+        gc_printf(g, "    }\n    return w;\n");
+        break;
+    default:
+        gc_printf(g, "    (void)h;\n    return w;\n");
+        break;
+    }
+    gc_printf(g, "}\n\n");
+}
+
+static void node_verify(gc *g, size_t n)
+{
+    const fbe_ir_type *t = g->nodes[n], *e = t->elem, *k = t->key;
+    char call[256], call2[256], fits[128], at[64];
+    gc_printf(g, "static const uint8_t *t%zu_fv(sc_frd *r, const uint8_t *p, unsigned depth)\n{\n"
+                 "    (void)depth;\n", n);
+    if (t->final_fixed) { /* an array made only of fixed parts */
+        gc_printf(g, "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 ")))\n"
+                     "        return sc_ffail(r, FBE_TRUNCATED, p);\n", t->final_size);
+        if (depth_check(g, t, "p", "depth", call, sizeof call))
+            gc_printf(g, "    if (%s)\n        return NULL;\n", call);
+        gc_printf(g, "    return p + %" PRIu32 ";\n}\n\n", t->final_size);
+        return;
+    }
+    switch (gc_class_of(t)) {
+    case GC_OPTIONAL:
+        verify_expr(g, e, "p + 1", "depth", call, sizeof call);
+        gc_printf(g, "    if (SC_UNLIKELY(sc_room(r, p) < 1))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
+                     "    if (!*p)\n        return p + 1;\n    return %s;\n", call);
+        break;
+    case GC_OPT_STRUCT:
+        gc_printf(g, "    if (SC_UNLIKELY(sc_room(r, p) < 1))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
+                     "    if (!*p)\n        return p + 1;\n    return s%zu_fv(r, p + 1, depth + 1);\n",
+                  gc_struct_index(g, e->struct_type));
+        break;
+    case GC_ARRAY:
+        verify_expr(g, e, "p", "depth", call, sizeof call);
+        gc_printf(g, "    for (uint32_t i = 0; i < %" PRIu32 "u && p; i++)\n        p = %s;\n    return p;\n",
+                  t->array_len, call);
+        break;
+    case GC_SEQ:
+        fits_expr(gc_node_min(g, e), fits, sizeof fits);
+        gc_printf(g, "    size_t room = sc_room(r, p);\n"
+                     "    if (SC_UNLIKELY(room < 4))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
+                     "    uint32_t count = sc_rd32(p);\n"
+                     "    if (SC_UNLIKELY(!(%s)))\n        return sc_ffail(r, FBE_BAD_COUNT, p);\n"
+                     "    p += 4;\n", fits);
+        if (e->final_fixed) { /* the count check covered the bytes */
+            if (depth_check(g, e, "p", "depth", call, sizeof call))
+                gc_printf(g, "    if (count && %s)\n        return NULL;\n", call);
+            gc_printf(g, "    return p + (size_t)count * %" PRIu32 ";\n", e->final_size);
+            break;
+        }
+        verify_expr(g, e, "p", "depth", call, sizeof call);
+        gc_printf(g, "    for (uint32_t i = 0; i < count && p; i++)\n        p = %s;\n    return p;\n", call);
+        break;
+    case GC_MAP:
+        fits_expr(gc_node_min(g, k) + gc_node_min(g, e), fits, sizeof fits);
+        gc_printf(g, "    size_t room = sc_room(r, p);\n"
+                     "    if (SC_UNLIKELY(room < 4))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
+                     "    uint32_t count = sc_rd32(p);\n"
+                     "    if (SC_UNLIKELY(!(%s)))\n        return sc_ffail(r, FBE_BAD_COUNT, p);\n"
+                     "    p += 4;\n", fits);
+        if (k->final_fixed && e->final_fixed) {
+            if (depth_check(g, k, "p", "depth", call, sizeof call))
+                gc_printf(g, "    if (count && %s)\n        return NULL;\n", call);
+            snprintf(at, sizeof at, "p + %" PRIu32, k->final_size);
+            if (depth_check(g, e, at, "depth", call, sizeof call))
+                gc_printf(g, "    if (count && %s)\n        return NULL;\n", call);
+            gc_printf(g, "    return p + (size_t)count * %" PRIu64 ";\n",
+                      (uint64_t)k->final_size + e->final_size);
+            break;
+        }
+        verify_expr(g, k, "p", "depth", call, sizeof call);
+        verify_expr(g, e, "p", "depth", call2, sizeof call2);
+        gc_printf(g, "    for (uint32_t i = 0; i < count && p; i++) {\n        p = %s;\n"
+                     "        if (p)\n            p = %s;\n    }\n    return p;\n", call, call2);
+        break;
+    default:
+        gc_printf(g, "    return p;\n");
+        break;
+    }
+    gc_printf(g, "}\n\n");
+}
+
+/* The elements of a collection whose bytes are known to be there (fixed
+ * elements): the depth check (elements have one shape: the first fails or
+ * none), then copies. */
+static void fixed_elems(gc *g, const fbe_ir_type *e, const char *ind)
+{
+    char dst[64];
+    snprintf(dst, sizeof dst, "m + (size_t)i * %" PRIu32, e->host_size);
+    if (gc_class_of(e) == GC_COPY) {
+        gc_printf(g, "%smemcpy(m, p, (size_t)count * %" PRIu32 ");\n%sp += (size_t)count * %" PRIu32 ";\n",
+                  ind, e->final_size, ind, e->final_size);
+        return;
+    }
+    if (gc_height(e))
+        gc_printf(g, "%sif (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
+                     "%s    return sc_ffail(r, FBE_TOO_DEEP, p);\n", ind, gc_height(e), ind);
+    gc_printf(g, "%sfor (uint32_t i = 0; i < count; i++, p += %" PRIu32 ")\n", ind, e->final_size);
+    char ind2[32];
+    snprintf(ind2, sizeof ind2, "%s    ", ind);
+    copy_value(g, ind2, e, "p", dst);
+}
+
+static void node_read(gc *g, size_t n)
+{
+    const fbe_ir_type *t = g->nodes[n], *e = t->elem, *k = t->key;
+    char call[256], call2[256], fits[128], dst[96];
+    gc_printf(g, "static const uint8_t *t%zu_fd(sc_frd *r, const uint8_t *p, uint8_t *dst, unsigned depth)\n{\n"
+                 "    (void)depth;\n", n);
+    if (t->final_fixed) { /* an array made only of fixed parts */
+        gc_printf(g, "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 ")))\n"
+                     "        return sc_ffail(r, FBE_TRUNCATED, p);\n", t->final_size);
+        if (gc_height(t))
+            gc_printf(g, "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
+                         "        return sc_ffail(r, FBE_TOO_DEEP, p);\n", gc_height(t));
+        gc_printf(g, "    t%zu_fcopy(p, dst);\n    return p + %" PRIu32 ";\n}\n\n", n, t->final_size);
+        return;
+    }
+    switch (gc_class_of(t)) {
+    case GC_OPTIONAL:
+        snprintf(dst, sizeof dst, "dst + %" PRIu32, t->host_value_offset);
+        read_expr(g, e, "p + 1", dst, "depth", call, sizeof call);
+        gc_printf(g, "    memset(dst, 0, %" PRIu32 "); /* absent, value zero */\n"
+                     "    if (SC_UNLIKELY(sc_room(r, p) < 1))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
+                     "    if (!*p)\n        return p + 1;\n"
+                     "    const uint8_t *q = %s;\n    if (q)\n        dst[0] = 1;\n    return q;\n",
+                  t->host_size, call);
+        break;
+    case GC_OPT_STRUCT: {
+        const fbe_ir_struct *st = e->struct_type;
+        size_t sk = gc_struct_index(g, st);
+        gc_printf(g, "    sc_set_ptr(dst, NULL);\n"
+                     "    if (SC_UNLIKELY(r->end == p))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
+                     "    if (!*p)\n        return p + 1;\n    p++;\n");
+        if (st->final_fixed)
+            gc_printf(g, "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 ")))\n"
+                         "        return sc_ffail(r, FBE_TRUNCATED, p);\n", st->final_size);
+        gc_printf(g, "    if (SC_UNLIKELY(depth + 1 > r->max_depth))\n        return sc_ffail(r, FBE_TOO_DEEP, p);\n"
+                     "    uint8_t *m = sc_alloc(r->arena, %" PRIu32 ");\n"
+                     "    if (SC_UNLIKELY(!m))\n        return sc_ffail(r, FBE_NOMEM, p);\n",
+                  st->host_size);
+        if (st->final_fixed)
+            gc_printf(g, "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
+                         "        return sc_ffail(r, FBE_TOO_DEEP, p);\n"
+                         "    s%zu_fcopy(p, m);\n    sc_set_ptr(dst, m);\n    return p + %" PRIu32 ";\n",
+                      1 + gc_struct_height(st), sk, st->final_size);
+        else
+            gc_printf(g, "    const uint8_t *q = s%zu_fdfields(r, p, m, depth + 1);\n"
+                         "    if (q)\n        sc_set_ptr(dst, m);\n    return q;\n", sk);
+        break;
+    }
+    case GC_ARRAY:
+        snprintf(dst, sizeof dst, "dst + (size_t)i * %" PRIu32, e->host_size);
+        read_expr(g, e, "p", dst, "depth", call, sizeof call);
+        gc_printf(g, "    for (uint32_t i = 0; i < %" PRIu32 "u && p; i++)\n        p = %s;\n    return p;\n",
+                  t->array_len, call);
+        break;
+    case GC_SEQ:
+    case GC_MAP: {
+        bool map = gc_class_of(t) == GC_MAP;
+        uint32_t hs = map ? t->host_entry_size : e->host_size;
+        fits_expr(map ? gc_node_min(g, k) + gc_node_min(g, e) : gc_node_min(g, e), fits, sizeof fits);
+        gc_printf(g, "    size_t room = sc_room(r, p);\n    sc_set_view(dst, NULL, 0);\n"
+                     "    if (SC_UNLIKELY(room < 4))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
+                     "    uint32_t count = sc_rd32(p);\n"
+                     "    if (SC_UNLIKELY(!(%s)))\n        return sc_ffail(r, FBE_BAD_COUNT, p);\n"
+                     "    if (!count)\n        return p + 4;\n"
+                     "    uint8_t *m = sc_alloc(r->arena, (size_t)count * %" PRIu32 ");\n"
+                     "    if (SC_UNLIKELY(!m))\n        return sc_ffail(r, FBE_NOMEM, p);\n"
+                     "    p += 4;\n",
+                  fits, hs);
+        if (!map && e->final_fixed) {
+            fixed_elems(g, e, "    ");
+        } else if (map && k->final_fixed && e->final_fixed) {
+            /* the first entry's key, then its value, fail the depth check or none does */
+            if (gc_height(k))
+                gc_printf(g, "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
+                             "        return sc_ffail(r, FBE_TOO_DEEP, p);\n", gc_height(k));
+            if (gc_height(e))
+                gc_printf(g, "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
+                             "        return sc_ffail(r, FBE_TOO_DEEP, p + %" PRIu32 ");\n",
+                          gc_height(e), k->final_size);
+            gc_printf(g, "    for (uint32_t i = 0; i < count; i++) {\n"
+                         "        uint8_t *entry = m + (size_t)i * %" PRIu32 ";\n", hs);
+            copy_value(g, "        ", k, "p", "entry");
+            snprintf(dst, sizeof dst, "entry + %" PRIu32, t->host_entry_value_offset);
+            char vp[64];
+            snprintf(vp, sizeof vp, "p + %" PRIu32, k->final_size);
+            copy_value(g, "        ", e, vp, dst);
+            gc_printf(g, "        p += %" PRIu64 ";\n    }\n", (uint64_t)k->final_size + e->final_size);
+        } else if (!map) {
+            snprintf(dst, sizeof dst, "m + (size_t)i * %" PRIu32, hs);
+            read_expr(g, e, "p", dst, "depth", call, sizeof call);
+            gc_printf(g, "    for (uint32_t i = 0; i < count && p; i++)\n        p = %s;\n", call);
+        } else {
+            read_expr(g, k, "p", "entry", "depth", call, sizeof call);
+            snprintf(dst, sizeof dst, "entry + %" PRIu32, t->host_entry_value_offset);
+            read_expr(g, e, "p", dst, "depth", call2, sizeof call2);
+            gc_printf(g, "    for (uint32_t i = 0; i < count && p; i++) {\n"
+                         "        uint8_t *entry = m + (size_t)i * %" PRIu32 ";\n"
+                         "        p = %s;\n        if (p)\n            p = %s;\n    }\n",
+                      hs, call, call2);
+        }
+        gc_printf(g, "    if (p)\n        sc_set_view(dst, m, count);\n    return p;\n");
+        break;
+    }
+    default:
+        gc_printf(g, "    (void)r;\n    (void)dst;\n    return p;\n");
+        break;
+    }
+    gc_printf(g, "}\n\n");
+}
+
+static void node_copy(gc *g, size_t n)
+{
+    const fbe_ir_type *t = g->nodes[n], *e = t->elem;
+    gc_printf(g, "static void t%zu_fcopy(const uint8_t *p, uint8_t *dst)\n{\n", n);
+    if (gc_class_of(e) == GC_COPY) {
+        gc_printf(g, "    memcpy(dst, p, %" PRIu64 ");\n}\n\n", (uint64_t)t->array_len * e->final_size);
+        return;
+    }
+    char dst[64];
+    snprintf(dst, sizeof dst, "dst + (size_t)i * %" PRIu32, e->host_size);
+    gc_printf(g, "    for (uint32_t i = 0; i < %" PRIu32 "u; i++, p += %" PRIu32 ")\n", t->array_len,
+              e->final_size);
+    copy_value(g, "        ", e, "p", dst);
+    gc_printf(g, "}\n\n");
+}
+
+void gc_emit_final(gc *g)
+{
+    gc_printf(g, "\n/* ---- final model ---- */\n\n");
+    for (size_t k = 0; k < g->struct_count; k++) {
+        struct_size(g, k);
+        struct_write(g, k);
+        if (g->structs[k]->final_fixed) {
+            struct_fixed(g, k);
+        } else {
+            struct_verify(g, k);
+            struct_read(g, k);
+        }
+    }
+    for (size_t n = 0; n < g->node_count; n++) {
+        node_size(g, n);
+        node_write(g, n);
+        node_verify(g, n);
+        node_read(g, n);
+        if (g->nodes[n]->final_fixed)
+            node_copy(g, n);
+    }
+}

@@ -1,0 +1,95 @@
+/* Shared state and helpers of the static C generator (gen_c*.c). Internal to
+ * fbec.
+ *
+ * Names in the generated file (all `static` unless exported):
+ *   ir_*            the IR image (gen_c_image.c): ir_s<k> is struct k of the
+ *                   codec's type table, ir_s<k>_f its fields;
+ *   s<k>_*          code of struct k, t<n>_* code of type node n (an optional,
+ *                   array or collection; identical types share one node);
+ *   sc_*            the fixed helpers of the prologue (gen_c_prologue.c);
+ *   fbe_<c_name>_<std|final>_<op>   entry points (exported for the root
+ *                   package, as `fbec aot` exports them; sc_<c_name>_... else). */
+#ifndef FBE_TOOLS_GEN_C_INTERNAL_H
+#define FBE_TOOLS_GEN_C_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fbe/codec.h"
+#include "fbe/schema.h"
+
+/* What the generated code does with a value, from its IR type. */
+typedef enum gc_class {
+    GC_BOOL,       /* one byte, normalised to 0/1 */
+    GC_COPY,       /* a scalar whose host bytes are its wire bytes */
+    GC_STRING,     /* string, bytes: host {pointer, size_t} */
+    GC_STRUCT,     /* by value */
+    GC_OPTIONAL,   /* {bool has_value; T value;} */
+    GC_OPT_STRUCT, /* pointer, NULL = absent */
+    GC_ARRAY,
+    GC_SEQ,        /* vector, list, set */
+    GC_MAP         /* map, hash */
+} gc_class;
+
+typedef struct gc {
+    FILE *out;
+    const fbe_schema *schema;
+    const fbe_codec *interp; /* the interpreter's program: smallest final encodings */
+    unsigned max_depth;
+    const fbe_ir_package *root;
+    /* every struct, in the codec's type-table order */
+    const fbe_ir_struct **structs;
+    size_t struct_count;
+    /* type nodes that get functions (optionals, arrays, collections), deduplicated
+     * by structure */
+    const fbe_ir_type **nodes;
+    size_t node_count, node_cap;
+    bool frozen; /* every node is registered: emission has started */
+    bool failed;
+} gc;
+
+void gc_printf(gc *g, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void gc_error(gc *g, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+gc_class gc_class_of(const fbe_ir_type *t);
+bool gc_is_scalar(const fbe_ir_type *t);      /* GC_BOOL or GC_COPY */
+/* A scalar whose host bytes are its wire bytes, or an array of them (no bool):
+ * copied with one memcpy in both models. */
+bool gc_is_plain(const fbe_ir_type *t);
+size_t gc_struct_index(const gc *g, const fbe_ir_struct *st);
+/* The node number of an optional, array or collection type (registering it). */
+size_t gc_node(gc *g, const fbe_ir_type *t);
+
+/* Final model: struct levels a final_fixed value spans (its own included; 0
+ * for scalars and empty arrays), a struct's fixed_depth, the smallest
+ * encoding of a value (final.c node_min) and the struct its first level is. */
+uint32_t gc_height(const fbe_ir_type *t);
+uint32_t gc_struct_height(const fbe_ir_struct *st);
+uint64_t gc_node_min(const gc *g, const fbe_ir_type *t);
+const fbe_ir_struct *gc_first_level(const fbe_ir_type *t);
+
+/* The generated file, part by part. */
+void gc_emit_prologue(gc *g);
+void gc_emit_image_decls(gc *g);
+void gc_emit_image(gc *g);
+void gc_emit_std_decls(gc *g);
+void gc_emit_std(gc *g);
+void gc_emit_final_decls(gc *g);
+void gc_emit_final(gc *g);
+void gc_emit_entries(gc *g);
+void gc_emit_image_tail(gc *g);
+
+/* The prefix of package-level symbols, "fbe_<package>" ([A-Za-z0-9_] kept). */
+void gc_symbol_prefix(const fbe_ir_package *pkg, char *buf, size_t size);
+
+#endif
