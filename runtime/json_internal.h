@@ -53,6 +53,31 @@ void fbe_jparser_free(fbe_jparser *p);
 int fbe_jparser_parse(fbe_jparser *p, const char *text, size_t len,
                       const fbe_jnode **nodes, size_t *count, const char **message);
 
+/* The parse the reader walks: simdjson 3's DOM tape read in place (simdjson
+ * doc/tape.md), which saves copying it into nodes (docs/json.md, speed). One
+ * 64-bit word per value, its type character in the top byte:
+ *   '{' '['  low 32 bits: the index just past the matching close word;
+ *            bits 32..55: the member (object) or element (array) count,
+ *            FBE_JTAPE_COUNT_MAX when saturated (count them);
+ *   '"'      low 56 bits: offset in `strings` of a u32 length, the unescaped
+ *            bytes (may hold NULs) and a NUL;
+ *   'l' 'u' 'd'  int64, uint64, double: the bits are in the next word;
+ *   't' 'f' 'n'  true, false, null.
+ * The root value is at FBE_JTAPE_ROOT; an object's members follow it as key
+ * (a string), value, key, value, ... */
+typedef struct fbe_jtape {
+    const uint64_t *tape;
+    const uint8_t *strings;
+} fbe_jtape;
+
+#define FBE_JTAPE_ROOT 1
+#define FBE_JTAPE_PAYLOAD UINT64_C(0x00FFFFFFFFFFFFFF)
+#define FBE_JTAPE_COUNT_MAX UINT32_C(0xFFFFFF)
+
+/* As fbe_jparser_parse, giving the tape (valid until the next parse or free). */
+int fbe_jparser_parse_tape(fbe_jparser *p, const char *text, size_t len, fbe_jtape *tape,
+                           const char **message);
+
 /* The shortest decimal digits that read back as `v` (finite, > 0): writes up to 17
  * digits to `digits` (no NUL), returns their count and sets *exp10 so that
  * v == digits * 10^exp10 after rounding to the nearest double. */

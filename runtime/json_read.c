@@ -1,5 +1,6 @@
 /* JSON text -> host value, by reflection over the IR. The text is parsed by
- * simdjson (runtime/json_simd.cc) into a flat node array; this file walks it.
+ * simdjson (runtime/json_simd.cc) into its DOM tape; this file walks the tape in
+ * place (json_internal.h: fbe_jtape), without a copy into nodes.
  *
  * Leniency where it is harmless, as the reference's from_json: unknown members
  * are ignored, missing members keep the schema defaults, members may come in any
@@ -34,7 +35,8 @@ struct fbe_json_reader {
 };
 
 typedef struct jreader {
-    const fbe_jnode *nodes;
+    const uint64_t *tape;
+    const uint8_t *strings;
     fbe_arena *arena;
     fbe_json_reader *owner;
     unsigned depth;
@@ -60,23 +62,81 @@ typedef struct jreader {
         }                                  \
     } while (0)
 
-static const char *got(const fbe_jnode *n)
+/* ---- the tape (json_internal.h) ------------------------------------------------------ */
+
+static inline unsigned tag(const jreader *r, size_t i)
 {
-    switch ((fbe_jn_type)n->type) {
-    case FBE_JN_NULL: return "null";
-    case FBE_JN_FALSE: case FBE_JN_TRUE: return "a boolean";
-    case FBE_JN_INT64: case FBE_JN_UINT64: return "an integer";
-    case FBE_JN_DOUBLE: return "a number";
-    case FBE_JN_STRING: return "a string";
-    case FBE_JN_ARRAY: return "an array";
+    return (unsigned)(r->tape[i] >> 56);
+}
+
+/* The index just past value i (its whole subtree). */
+static inline size_t after(const jreader *r, size_t i)
+{
+    uint64_t w = r->tape[i];
+    unsigned t = (unsigned)(w >> 56);
+    if (t == '{' || t == '[')
+        return (uint32_t)w;
+    return t == 'l' || t == 'u' || t == 'd' ? i + 2 : i + 1;
+}
+
+/* Elements of an array, members of an object. */
+NOINLINE static uint32_t slow_count(const jreader *r, size_t i)
+{
+    uint32_t count = 0;
+    size_t end = (uint32_t)r->tape[i] - 1; /* the closing word */
+    bool object = tag(r, i) == '{';
+    for (size_t j = i + 1; j < end; count++)
+        j = object ? after(r, j + 1) : after(r, j);
+    return count;
+}
+
+static inline uint32_t count_of(const jreader *r, size_t i)
+{
+    uint32_t c = (uint32_t)(r->tape[i] >> 32) & FBE_JTAPE_COUNT_MAX;
+    return LIKELY(c != FBE_JTAPE_COUNT_MAX) ? c : slow_count(r, i);
+}
+
+/* String i: its bytes (NUL-terminated, may hold NULs) and length. */
+static inline const char *str_at(const jreader *r, size_t i, size_t *n)
+{
+    const uint8_t *at = r->strings + (r->tape[i] & FBE_JTAPE_PAYLOAD);
+    uint32_t len;
+    memcpy(&len, at, sizeof len);
+    *n = len;
+    return (const char *)at + sizeof len;
+}
+
+static inline int64_t i64_at(const jreader *r, size_t i)
+{
+    int64_t v;
+    memcpy(&v, &r->tape[i + 1], sizeof v);
+    return v;
+}
+
+static inline double f64_at(const jreader *r, size_t i)
+{
+    double v;
+    memcpy(&v, &r->tape[i + 1], sizeof v);
+    return v;
+}
+
+static const char *got(unsigned t)
+{
+    switch (t) {
+    case 'n': return "null";
+    case 't': case 'f': return "a boolean";
+    case 'l': case 'u': return "an integer";
+    case 'd': return "a number";
+    case '"': return "a string";
+    case '[': return "an array";
     default: return "an object";
     }
 }
 
-NOINLINE static fbe_status type_error(jreader *r, const fbe_jnode *n, const char *expected)
+NOINLINE static fbe_status type_error(jreader *r, size_t idx, const char *expected)
 {
     return fbe_json__fail(r->err, FBE_INVALID_ARGUMENT, "expected %s, got %s",
-                          expected, got(n));
+                          expected, got(tag(r, idx)));
 }
 
 NOINLINE static fbe_status nomem(jreader *r)
@@ -157,15 +217,18 @@ static fbe_status store_int(jreader *r, fbe_ir_kind kind, jint x, void *ptr)
     return FBE_OK;
 }
 
-static fbe_status read_int(jreader *r, fbe_ir_kind kind, const fbe_jnode *n, void *ptr)
+static fbe_status read_int(jreader *r, fbe_ir_kind kind, size_t idx, void *ptr)
 {
     jint x;
-    if (LIKELY(n->type == FBE_JN_INT64))
-        x = (jint){n->v.i < 0, (uint64_t)n->v.i};
-    else if (n->type == FBE_JN_UINT64)
-        x = (jint){false, n->v.u};
-    else
-        return type_error(r, n, "an integer");
+    unsigned t = tag(r, idx);
+    if (LIKELY(t == 'l')) {
+        int64_t v = i64_at(r, idx);
+        x = (jint){v < 0, (uint64_t)v};
+    } else if (t == 'u') {
+        x = (jint){false, (uint64_t)i64_at(r, idx)};
+    } else {
+        return type_error(r, idx, "an integer");
+    }
     return store_int(r, kind, x, ptr);
 }
 
@@ -203,12 +266,12 @@ static bool parse_int_text(const char *s, size_t n, jint *x)
 
 /* ---- floating point -------------------------------------------------------------------------- */
 
-static bool node_number(const fbe_jnode *n, double *d)
+static bool node_number(const jreader *r, size_t idx, double *d)
 {
-    switch (n->type) {
-    case FBE_JN_DOUBLE: *d = n->v.d; return true;
-    case FBE_JN_INT64: *d = (double)n->v.i; return true;
-    case FBE_JN_UINT64: *d = (double)n->v.u; return true;
+    switch (tag(r, idx)) {
+    case 'd': *d = f64_at(r, idx); return true;
+    case 'l': *d = (double)i64_at(r, idx); return true;
+    case 'u': *d = (double)(uint64_t)i64_at(r, idx); return true;
     default: return false;
     }
 }
@@ -323,16 +386,16 @@ static void *alloc_elems(jreader *r, size_t n, size_t size)
     return fbe_arena_zalloc(r->arena, size ? n * size : 1);
 }
 
-static fbe_status read_key(jreader *r, const fbe_ir_type *k, const fbe_jnode *key, void *ptr);
+static fbe_status read_key(jreader *r, const fbe_ir_type *k, const char *s, size_t n, void *ptr);
 
 static fbe_status read_map(jreader *r, const fbe_ir_type *t, void *ptr, size_t idx)
 {
-    const fbe_jnode *n = &r->nodes[idx];
-    if (n->type != FBE_JN_OBJECT)
-        return type_error(r, n, "an object");
-    fbe_seq seq = {NULL, n->count};
-    if (n->count) {
-        seq.data = alloc_elems(r, n->count, t->host_entry_size);
+    if (tag(r, idx) != '{')
+        return type_error(r, idx, "an object");
+    uint32_t count = count_of(r, idx);
+    fbe_seq seq = {NULL, count};
+    if (count) {
+        seq.data = alloc_elems(r, count, t->host_entry_size);
         if (!seq.data)
             return nomem(r);
     }
@@ -340,12 +403,13 @@ static fbe_status read_map(jreader *r, const fbe_ir_type *t, void *ptr, size_t i
     memcpy(ptr, &seq, sizeof seq);
     char *entry = seq.data;
     size_t i = idx + 1;
-    for (uint32_t m = 0; m < n->count; m++, entry += t->host_entry_size) {
-        const fbe_jnode *key = &r->nodes[i];
-        TRY_AT(read_key(r, t->key, key, entry), fbe_json_path_key(&r->path, key->v.s.p, key->v.s.n));
+    for (uint32_t m = 0; m < count; m++, entry += t->host_entry_size) {
+        size_t kn;
+        const char *ks = str_at(r, i, &kn);
+        TRY_AT(read_key(r, t->key, ks, kn, entry), fbe_json_path_key(&r->path, ks, kn));
         TRY_AT(read_value(r, t->elem, entry + t->host_entry_value_offset, i + 1),
-               fbe_json_path_key(&r->path, key->v.s.p, key->v.s.n));
-        i = r->nodes[i + 1].next;
+               fbe_json_path_key(&r->path, ks, kn));
+        i = after(r, i + 1);
     }
     return FBE_OK;
 }
@@ -357,19 +421,21 @@ static fbe_status read_elements(jreader *r, const fbe_ir_type *elem, char *data,
     for (uint32_t m = 0; m < count; m++) {
         TRY_AT(read_value(r, elem, data + (size_t)m * elem->host_size, i),
                fbe_json_path_index(&r->path, m));
-        i = r->nodes[i].next;
+        i = after(r, i);
     }
     return FBE_OK;
 }
 
 static fbe_status read_value(jreader *r, const fbe_ir_type *t, void *ptr, size_t idx)
 {
-    const fbe_jnode *n = &r->nodes[idx];
+    unsigned tt = tag(r, idx);
+    size_t sn;
+    const char *sp;
     switch (t->kind) {
     case FBE_IR_BOOL: {
-        if (n->type != FBE_JN_TRUE && n->type != FBE_JN_FALSE)
-            return type_error(r, n, "true or false");
-        uint8_t b = n->type == FBE_JN_TRUE;
+        if (tt != 't' && tt != 'f')
+            return type_error(r, idx, "true or false");
+        uint8_t b = tt == 't';
         memcpy(ptr, &b, 1);
         return FBE_OK;
     }
@@ -377,43 +443,49 @@ static fbe_status read_value(jreader *r, const fbe_ir_type *t, void *ptr, size_t
     case FBE_IR_INT8: case FBE_IR_UINT8: case FBE_IR_INT16: case FBE_IR_UINT16:
     case FBE_IR_INT32: case FBE_IR_UINT32: case FBE_IR_INT64: case FBE_IR_UINT64:
     case FBE_IR_TIMESTAMP: case FBE_IR_ENUM: case FBE_IR_FLAGS:
-        return read_int(r, int_kind(t), n, ptr);
+        return read_int(r, int_kind(t), idx, ptr);
     case FBE_IR_FLOAT:
     case FBE_IR_DOUBLE: {
         double d;
-        if (!node_number(n, &d))
-            return type_error(r, n, "a number");
+        if (!node_number(r, idx, &d))
+            return type_error(r, idx, "a number");
         return store_float(r, t->kind, d, ptr);
     }
     case FBE_IR_DECIMAL: {
-        if (n->type == FBE_JN_STRING)
-            return parse_decimal(r, n->v.s.p, n->v.s.n, ptr);
+        if (tt == '"') {
+            sp = str_at(r, idx, &sn);
+            return parse_decimal(r, sp, sn, ptr);
+        }
         fbe_decimal d;
-        if (n->type == FBE_JN_INT64 || n->type == FBE_JN_UINT64) {
+        if (tt == 'l' || tt == 'u') {
             /* lenient: an exact integer */
-            bool neg = n->type == FBE_JN_INT64 && n->v.i < 0;
-            uint64_t mag = n->type == FBE_JN_UINT64 ? n->v.u : neg ? 0 - (uint64_t)n->v.i : (uint64_t)n->v.i;
+            int64_t iv = i64_at(r, idx);
+            bool neg = tt == 'l' && iv < 0;
+            uint64_t mag = tt == 'u' ? (uint64_t)iv : neg ? 0 - (uint64_t)iv : (uint64_t)iv;
             d = (fbe_decimal){mag, 0, neg && mag ? 0x80000000u : 0};
-        } else if (n->type == FBE_JN_DOUBLE) {
-            d = fbe_decimal_from_double(n->v.d); /* lenient: what the reference does with a double */
+        } else if (tt == 'd') {
+            d = fbe_decimal_from_double(f64_at(r, idx)); /* lenient: what the reference does with a double */
         } else {
-            return type_error(r, n, "a decimal string");
+            return type_error(r, idx, "a decimal string");
         }
         memcpy(ptr, &d, sizeof d);
         return FBE_OK;
     }
     case FBE_IR_UUID:
-        if (n->type != FBE_JN_STRING)
-            return type_error(r, n, "a uuid string");
-        return parse_uuid(r, n->v.s.p, n->v.s.n, ptr);
+        if (tt != '"')
+            return type_error(r, idx, "a uuid string");
+        sp = str_at(r, idx, &sn);
+        return parse_uuid(r, sp, sn, ptr);
     case FBE_IR_STRING:
-        if (UNLIKELY(n->type != FBE_JN_STRING))
-            return type_error(r, n, "a string");
-        return copy_string(r, n->v.s.p, n->v.s.n, ptr);
+        if (UNLIKELY(tt != '"'))
+            return type_error(r, idx, "a string");
+        sp = str_at(r, idx, &sn);
+        return copy_string(r, sp, sn, ptr);
     case FBE_IR_BYTES:
-        if (n->type != FBE_JN_STRING)
-            return type_error(r, n, "a Base64 string");
-        return parse_bytes(r, n->v.s.p, n->v.s.n, ptr);
+        if (tt != '"')
+            return type_error(r, idx, "a Base64 string");
+        sp = str_at(r, idx, &sn);
+        return parse_bytes(r, sp, sn, ptr);
     case FBE_IR_STRUCT:
         return read_struct(r, t->struct_type, ptr, idx);
     case FBE_IR_OPTIONAL: {
@@ -421,7 +493,7 @@ static fbe_status read_value(jreader *r, const fbe_ir_type *t, void *ptr, size_t
         if (e->kind == FBE_IR_STRUCT) {
             void *target = NULL;
             memcpy(ptr, &target, sizeof target);
-            if (n->type == FBE_JN_NULL)
+            if (tt == 'n')
                 return FBE_OK;
             target = fbe_arena_zalloc(r->arena, e->struct_type->host_size ? e->struct_type->host_size : 1);
             if (!target)
@@ -430,7 +502,7 @@ static fbe_status read_value(jreader *r, const fbe_ir_type *t, void *ptr, size_t
             return read_struct(r, e->struct_type, target, idx);
         }
         memset(ptr, 0, t->host_size);
-        if (n->type == FBE_JN_NULL)
+        if (tt == 'n')
             return FBE_OK;
         void *inner = (char *)ptr + t->host_value_offset;
         fbe_status st = read_value(r, e, inner, idx);
@@ -440,30 +512,33 @@ static fbe_status read_value(jreader *r, const fbe_ir_type *t, void *ptr, size_t
         }
         return st;
     }
-    case FBE_IR_ARRAY:
-        if (n->type != FBE_JN_ARRAY)
-            return type_error(r, n, "an array");
-        if (n->count > t->array_len)
+    case FBE_IR_ARRAY: {
+        if (tt != '[')
+            return type_error(r, idx, "an array");
+        uint32_t count = count_of(r, idx);
+        if (count > t->array_len)
             return fbe_json__fail(r->err, FBE_INVALID_ARGUMENT,
-                                  "expected at most %u elements, got %u", t->array_len, n->count);
+                                  "expected at most %u elements, got %u", t->array_len, count);
         /* Elements the JSON lacks get their defaults. */
         if (needs_init(t->elem))
-            for (uint32_t i = n->count; i < t->array_len; i++)
+            for (uint32_t i = count; i < t->array_len; i++)
                 init_value(t->elem, (char *)ptr + (size_t)i * t->elem->host_size);
-        return read_elements(r, t->elem, ptr, idx, n->count);
+        return read_elements(r, t->elem, ptr, idx, count);
+    }
     case FBE_IR_VECTOR:
     case FBE_IR_LIST:
     case FBE_IR_SET: {
-        if (n->type != FBE_JN_ARRAY)
-            return type_error(r, n, "an array");
-        fbe_seq seq = {NULL, n->count};
-        if (n->count) {
-            seq.data = alloc_elems(r, n->count, t->elem->host_size);
+        if (tt != '[')
+            return type_error(r, idx, "an array");
+        uint32_t count = count_of(r, idx);
+        fbe_seq seq = {NULL, count};
+        if (count) {
+            seq.data = alloc_elems(r, count, t->elem->host_size);
             if (!seq.data)
                 return nomem(r);
         }
         memcpy(ptr, &seq, sizeof seq);
-        return read_elements(r, t->elem, seq.data, idx, n->count);
+        return read_elements(r, t->elem, seq.data, idx, count);
     }
     case FBE_IR_MAP:
     case FBE_IR_HASH:
@@ -475,8 +550,8 @@ static fbe_status read_value(jreader *r, const fbe_ir_type *t, void *ptr, size_t
 }
 
 /* A struct-typed key: its text is the JSON of the key struct. */
-static fbe_status read_struct_key(jreader *r, const fbe_ir_struct *s, const fbe_jnode *key,
-                                  void *ptr)
+static fbe_status read_struct_key(jreader *r, const fbe_ir_struct *s, const char *ks,
+                                  size_t kn, void *ptr)
 {
     fbe_json_reader *o = r->owner;
     fbe_jparser *p;
@@ -492,19 +567,21 @@ static fbe_status read_struct_key(jreader *r, const fbe_ir_struct *s, const fbe_
             return nomem(r);
         temp = true;
     }
-    const fbe_jnode *nodes;
-    size_t count;
+    fbe_jtape tape;
     const char *msg;
     fbe_status st;
-    int rc = fbe_jparser_parse(p, key->v.s.p, key->v.s.n, &nodes, &count, &msg);
+    int rc = fbe_jparser_parse_tape(p, ks, kn, &tape, &msg);
     if (rc != 0) {
         st = fbe_json__fail(r->err, rc == -2 ? FBE_NOMEM : FBE_INVALID_ARGUMENT,
                             "key is not the JSON of a %s: %s", s->full_name, msg);
     } else {
-        const fbe_jnode *saved = r->nodes;
-        r->nodes = nodes;
-        st = read_struct(r, s, ptr, 0);
-        r->nodes = saved;
+        const uint64_t *saved_tape = r->tape;
+        const uint8_t *saved_strings = r->strings;
+        r->tape = tape.tape;
+        r->strings = tape.strings;
+        st = read_struct(r, s, ptr, FBE_JTAPE_ROOT);
+        r->tape = saved_tape;
+        r->strings = saved_strings;
     }
     if (temp)
         fbe_jparser_free(p);
@@ -513,10 +590,8 @@ static fbe_status read_struct_key(jreader *r, const fbe_ir_struct *s, const fbe_
     return st;
 }
 
-static fbe_status read_key(jreader *r, const fbe_ir_type *k, const fbe_jnode *key, void *ptr)
+static fbe_status read_key(jreader *r, const fbe_ir_type *k, const char *s, size_t n, void *ptr)
 {
-    const char *s = key->v.s.p;
-    size_t n = key->v.s.n;
     switch (k->kind) {
     case FBE_IR_STRING:
         return copy_string(r, s, n, ptr);
@@ -556,7 +631,7 @@ static fbe_status read_key(jreader *r, const fbe_ir_type *k, const fbe_jnode *ke
         return store_float(r, k->kind, d, ptr);
     }
     case FBE_IR_STRUCT:
-        return read_struct_key(r, k->struct_type, key, ptr);
+        return read_struct_key(r, k->struct_type, s, n, ptr);
     default: {
         fbe_ir_kind kind = int_kind(k);
         if (!fbe_ir_kind_is_integer(kind))
@@ -586,15 +661,10 @@ static inline bool name_is(const char *field, const char *name, size_t len)
     return false;
 }
 
+/* Any field, scanning from the first; *hint becomes the one after it. */
 static const fbe_ir_field *find_field(const fbe_ir_struct *s, const char *name, size_t len,
                                       size_t *hint)
 {
-    /* Members usually come in field order: try the next field first. */
-    size_t h = *hint;
-    if (h < s->field_count && name_is(s->fields[h].name, name, len)) {
-        *hint = h + 1;
-        return &s->fields[h];
-    }
     for (size_t i = 0; i < s->field_count; i++) {
         if (name_is(s->fields[i].name, name, len)) {
             *hint = i + 1;
@@ -604,49 +674,138 @@ static const fbe_ir_field *find_field(const fbe_ir_struct *s, const char *name, 
     return NULL;
 }
 
+/* The member value at tape index v into field f. The common scalars are stored
+ * here, without the call into read_value and its dispatch (with store_int,
+ * about a quarter of the fill's instructions); everything else, and every
+ * error, goes through read_value, so values and messages are the same either
+ * way. *next becomes the index past the value. */
+static inline fbe_status read_member(jreader *r, const fbe_ir_field *f, char *dst, size_t v,
+                                     size_t *next)
+{
+    const fbe_ir_type *t = f->type;
+    unsigned tt = tag(r, v);
+    switch (t->kind) {
+    case FBE_IR_DOUBLE:
+        if (LIKELY(tt == 'd')) {
+            memcpy(dst, &r->tape[v + 1], sizeof(double));
+            *next = v + 2;
+            return FBE_OK;
+        }
+        break;
+    case FBE_IR_STRING:
+        if (LIKELY(tt == '"')) {
+            size_t sn;
+            const char *sp = str_at(r, v, &sn);
+            *next = v + 1;
+            return copy_string(r, sp, sn, dst);
+        }
+        break;
+    case FBE_IR_BYTE: case FBE_IR_INT8: case FBE_IR_UINT8: case FBE_IR_INT16:
+    case FBE_IR_UINT16: case FBE_IR_INT32: case FBE_IR_UINT32: case FBE_IR_INT64:
+    case FBE_IR_UINT64: case FBE_IR_TIMESTAMP: case FBE_IR_ENUM: case FBE_IR_FLAGS:
+        if (LIKELY(tt == 'l')) {
+            int64_t x = i64_at(r, v);
+            fbe_ir_kind kind = int_kind(t);
+            *next = v + 2;
+            /* the widths most fields have, when in range; the rest (and the
+             * range errors) through store_int */
+            if (kind == FBE_IR_INT32 && x == (int32_t)x) {
+                int32_t y = (int32_t)x;
+                memcpy(dst, &y, sizeof y);
+                return FBE_OK;
+            }
+            if ((kind == FBE_IR_BYTE || kind == FBE_IR_UINT8) && (uint64_t)x <= UINT8_MAX) {
+                uint8_t y = (uint8_t)x;
+                memcpy(dst, &y, sizeof y);
+                return FBE_OK;
+            }
+            if (kind == FBE_IR_INT64) {
+                memcpy(dst, &x, sizeof x);
+                return FBE_OK;
+            }
+            return store_int(r, kind, (jint){x < 0, (uint64_t)x}, dst);
+        }
+        break;
+    default:
+        break;
+    }
+    *next = after(r, v);
+    return read_value(r, t, dst, v);
+}
+
 /* Reads an object into a struct whose memory is zero (a fresh allocation, or
  * zeroed by the caller). Fields the object lacks get their schema defaults
  * afterwards, field by field: the same value fbe_init gives, without first
- * initialising what the members overwrite. */
+ * initialising what the members overwrite.
+ *
+ * Members usually come in field order. While they do (unknown members aside),
+ * the fields seen are exactly fields[0..hint) and no per-field bookkeeping is
+ * needed; the first member out of order switches to a bitmap of the fields
+ * seen. */
 #define FIELD_BITS 1024
 
 static fbe_status read_struct(jreader *r, const fbe_ir_struct *s, void *value, size_t idx)
 {
-    const fbe_jnode *n = &r->nodes[idx];
-    if (UNLIKELY(n->type != FBE_JN_OBJECT))
-        return type_error(r, n, "an object");
+    if (UNLIKELY(tag(r, idx) != '{'))
+        return type_error(r, idx, "an object");
+    uint32_t count = count_of(r, idx);
     if (UNLIKELY(r->depth >= r->max_depth))
         return fbe_json__fail(r->err, FBE_TOO_DEEP,
                               "structs nested deeper than the limit (%u)", r->max_depth);
     r->depth++;
+    const fbe_ir_field *fields = s->fields;
+    size_t field_count = s->field_count;
     uint64_t seen[FIELD_BITS / 64];
-    bool tracked = s->field_count <= FIELD_BITS;
-    if (tracked)
-        memset(seen, 0, (s->field_count + 63) / 64 * sizeof(uint64_t));
-    else
+    bool tracked = field_count <= FIELD_BITS;
+    if (!tracked)
         fbe_init(s, value); /* a huge struct: defaults first */
-    size_t hint = 0;
-    size_t found = 0; /* distinct fields seen: all of them skips the defaults pass */
+    bool ordered = true;
+    size_t hint = 0;  /* the field expected next */
+    size_t found = 0; /* out of order: distinct fields seen */
     size_t i = idx + 1;
-    for (uint32_t m = 0; m < n->count; m++) {
-        const fbe_jnode *key = &r->nodes[i];
-        const fbe_ir_field *f = find_field(s, key->v.s.p, key->v.s.n, &hint);
-        if (f) {
-            size_t fi = (size_t)(f - s->fields);
+    for (uint32_t m = 0; m < count; m++) {
+        size_t kn;
+        const char *ks = str_at(r, i, &kn);
+        const fbe_ir_field *f;
+        if (LIKELY(hint < field_count && name_is(fields[hint].name, ks, kn))) {
+            f = &fields[hint++];
+        } else {
+            size_t before = hint;
+            f = find_field(s, ks, kn, &hint);
+            if (!f) {
+                i = after(r, i + 1); /* an unknown member: ignored */
+                continue;
+            }
+            if (ordered && tracked) {
+                /* the in-order run so far: fields[0..before) */
+                ordered = false;
+                memset(seen, 0, (field_count + 63) / 64 * sizeof(uint64_t));
+                for (size_t fi = 0; fi < before; fi++)
+                    seen[fi / 64] |= (uint64_t)1 << (fi % 64);
+                found = before;
+            }
+        }
+        if (UNLIKELY(!ordered)) { /* only ever cleared when tracked */
+            size_t fi = (size_t)(f - fields);
             uint64_t bit = (uint64_t)1 << (fi % 64);
-            if (tracked && !(seen[fi / 64] & bit)) {
+            if (!(seen[fi / 64] & bit)) {
                 seen[fi / 64] |= bit;
                 found++;
             }
-            TRY_AT(read_value(r, f->type, (char *)value + f->host_offset, i + 1),
-                   fbe_json_path_field(&r->path, f->name));
         }
-        i = r->nodes[i + 1].next;
+        TRY_AT(read_member(r, f, (char *)value + f->host_offset, i + 1, &i),
+               fbe_json_path_field(&r->path, f->name));
     }
-    if (tracked && found < s->field_count)
-        for (size_t fi = 0; fi < s->field_count; fi++)
-            if (!(seen[fi / 64] >> (fi % 64) & 1))
-                fbe_init_field(&s->fields[fi], (char *)value + s->fields[fi].host_offset);
+    if (tracked) {
+        if (ordered) {
+            for (size_t fi = hint; fi < field_count; fi++)
+                fbe_init_field(&fields[fi], (char *)value + fields[fi].host_offset);
+        } else if (found < field_count) {
+            for (size_t fi = 0; fi < field_count; fi++)
+                if (!(seen[fi / 64] >> (fi % 64) & 1))
+                    fbe_init_field(&fields[fi], (char *)value + fields[fi].host_offset);
+        }
+    }
     r->depth--;
     return FBE_OK;
 }
@@ -746,11 +905,10 @@ fbe_status fbe_json_read(fbe_json_reader *reader, const fbe_ir_struct *type, con
         if (!reader)
             return fbe_json__fail(err, FBE_NOMEM, "out of memory");
     }
-    const fbe_jnode *nodes;
-    size_t count;
+    fbe_jtape tape;
     const char *msg;
     fbe_status st;
-    int rc = fbe_jparser_parse(reader->parser, text ? text : "", len, &nodes, &count, &msg);
+    int rc = fbe_jparser_parse_tape(reader->parser, text ? text : "", len, &tape, &msg);
     size_t at, n;
     if (rc == -1 && strstr(msg, "number") && find_bad_number(text, len, &at, &n)) {
         st = fbe_json__fail(err, FBE_INVALID_ARGUMENT,
@@ -761,14 +919,15 @@ fbe_status fbe_json_read(fbe_json_reader *reader, const fbe_ir_struct *type, con
                             "invalid JSON: %s", msg);
     } else {
         jreader r;
-        r.nodes = nodes;
+        r.tape = tape.tape;
+        r.strings = tape.strings;
         r.arena = options->arena;
         r.owner = reader;
         r.depth = 0;
         r.max_depth = options->max_depth ? options->max_depth : FBE_DEFAULT_MAX_DEPTH;
         r.err = err;
         r.path.depth = 0;
-        st = read_struct(&r, type, value, 0);
+        st = read_struct(&r, type, value, FBE_JTAPE_ROOT);
         if (st != FBE_OK)
             fbe_json__with_path(err, &r.path);
     }

@@ -2,8 +2,10 @@
 // over two standard pieces that C lacks.
 //
 //  * Parsing: simdjson (Debian libsimdjson-dev), DOM API. The document is parsed
-//    with SIMD validation (structure, UTF-8, numbers) and copied into a flat node
-//    array the C reader walks. Chosen by measurement over jansson: docs/json.md.
+//    with SIMD validation (structure, UTF-8, numbers); the C reader walks
+//    simdjson's tape in place (fbe_jparser_parse_tape), and fbe_jparser_parse
+//    copies it into a flat node array for the tests' JSON comparison. Chosen by
+//    measurement over jansson and over On-Demand: docs/json.md.
 //  * Shortest round-trip digits of a double: std::to_chars (C++17; libstdc++
 //    implements it with the Ryu algorithm), instead of hand-written digit
 //    generation or a printf("%.17g") search.
@@ -21,8 +23,20 @@
 
 #include <simdjson.h>
 
+// simdjson 3's DOM tape has the layout json_internal.h describes (fbe_jtape).
+// Building with -DFBE_JSON_NATIVE_TAPE=0 exercises the other versions' path.
+#ifndef FBE_JSON_NATIVE_TAPE
+#define FBE_JSON_NATIVE_TAPE (simdjson::SIMDJSON_VERSION_MAJOR == 3)
+#endif
+
 struct fbe_jparser {
     simdjson::dom::parser parser;
+    // A tape of the same layout built from dom::element, for simdjson versions
+    // whose DOM tape this code does not know (own_tape_of below).
+    uint64_t *own_tape = nullptr;
+    size_t own_tape_n = 0, own_tape_cap = 0;
+    uint8_t *own_strings = nullptr;
+    size_t own_strings_n = 0, own_strings_cap = 0;
     fbe_jnode *nodes = nullptr;
     size_t count = 0;
     size_t cap = 0;
@@ -272,6 +286,135 @@ bool from_tape(fbe_jparser *p, const simdjson::dom::document &doc)
     return true;
 }
 
+
+// ---- a tape for other simdjson versions -------------------------------------------------
+//
+// simdjson 3's tape is what fbe_jparser_parse_tape hands out. For another major
+// version, whose tape layout may differ, the same layout is written here from the
+// public dom::element API (slower, and only ever used there).
+
+template <typename T> bool grow(T *&buf, size_t &cap, size_t need)
+{
+    if (need <= cap)
+        return true;
+    size_t n = cap ? cap : 256;
+    while (n < need)
+        n *= 2;
+    void *g = std::realloc(buf, n * sizeof(T));
+    if (!g)
+        return false;
+    buf = static_cast<T *>(g);
+    cap = n;
+    return true;
+}
+
+bool put_word(fbe_jparser *p, uint64_t w)
+{
+    if (!grow(p->own_tape, p->own_tape_cap, p->own_tape_n + 1))
+        return false;
+    p->own_tape[p->own_tape_n++] = w;
+    return true;
+}
+
+bool put_string(fbe_jparser *p, std::string_view s)
+{
+    if (s.size() > UINT32_MAX || !grow(p->own_strings, p->own_strings_cap, p->own_strings_n + 5 + s.size()))
+        return false;
+    uint8_t *at = p->own_strings + p->own_strings_n;
+    uint32_t len = static_cast<uint32_t>(s.size());
+    std::memcpy(at, &len, sizeof len);
+    if (len)
+        std::memcpy(at + sizeof len, s.data(), len);
+    at[sizeof len + len] = 0;
+    bool ok = put_word(p, (uint64_t('"') << 56) | p->own_strings_n);
+    p->own_strings_n += 5 + s.size();
+    return ok;
+}
+
+bool put_value(fbe_jparser *p, simdjson::dom::element e)
+{
+    using simdjson::dom::element_type;
+    switch (e.type()) {
+    case element_type::ARRAY:
+    case element_type::OBJECT: {
+        bool object = e.type() == element_type::OBJECT;
+        size_t open = p->own_tape_n;
+        if (!put_word(p, 0))
+            return false;
+        uint64_t count = 0;
+        if (object) {
+            simdjson::dom::object obj;
+            if (e.get(obj) != simdjson::SUCCESS)
+                return false;
+            for (simdjson::dom::key_value_pair kv : obj) {
+                if (!put_string(p, kv.key) || !put_value(p, kv.value))
+                    return false;
+                count++;
+            }
+        } else {
+            simdjson::dom::array arr;
+            if (e.get(arr) != simdjson::SUCCESS)
+                return false;
+            for (simdjson::dom::element child : arr) {
+                if (!put_value(p, child))
+                    return false;
+                count++;
+            }
+        }
+        uint64_t c = object ? '}' : ']';
+        if (!put_word(p, (c << 56) | open) || p->own_tape_n > UINT32_MAX)
+            return false;
+        if (count > FBE_JTAPE_COUNT_MAX)
+            count = FBE_JTAPE_COUNT_MAX;
+        p->own_tape[open] = (uint64_t(object ? '{' : '[') << 56) | (count << 32) | p->own_tape_n;
+        return true;
+    }
+    case element_type::INT64: {
+        int64_t v = 0;
+        uint64_t bits;
+        if (e.get(v) != simdjson::SUCCESS)
+            return false;
+        std::memcpy(&bits, &v, 8);
+        return put_word(p, uint64_t('l') << 56) && put_word(p, bits);
+    }
+    case element_type::UINT64: {
+        uint64_t v = 0;
+        return e.get(v) == simdjson::SUCCESS && put_word(p, uint64_t('u') << 56) && put_word(p, v);
+    }
+    case element_type::DOUBLE: {
+        double v = 0;
+        uint64_t bits;
+        if (e.get(v) != simdjson::SUCCESS)
+            return false;
+        std::memcpy(&bits, &v, 8);
+        return put_word(p, uint64_t('d') << 56) && put_word(p, bits);
+    }
+    case element_type::STRING: {
+        std::string_view s;
+        return e.get(s) == simdjson::SUCCESS && put_string(p, s);
+    }
+    case element_type::BOOL: {
+        bool b = false;
+        return e.get(b) == simdjson::SUCCESS && put_word(p, uint64_t(b ? 't' : 'f') << 56);
+    }
+    case element_type::NULL_VALUE:
+        return put_word(p, uint64_t('n') << 56);
+    }
+    return false;
+}
+
+// The root word first (as simdjson's: its payload is the index of the final
+// root word), the value from FBE_JTAPE_ROOT on.
+bool own_tape_of(fbe_jparser *p, simdjson::dom::element root)
+{
+    p->own_tape_n = 0;
+    p->own_strings_n = 0;
+    if (!put_word(p, 0) || !put_value(p, root) || !put_word(p, uint64_t('r') << 56))
+        return false;
+    p->own_tape[0] = (uint64_t('r') << 56) | (p->own_tape_n - 1);
+    return true;
+}
+
 } // namespace
 
 extern "C" {
@@ -289,6 +432,8 @@ void fbe_jparser_free(fbe_jparser *p)
     if (!p)
         return;
     std::free(p->nodes);
+    std::free(p->own_tape);
+    std::free(p->own_strings);
     p->~fbe_jparser();
     std::free(p);
 }
@@ -306,13 +451,36 @@ int fbe_jparser_parse(fbe_jparser *p, const char *text, size_t len, const fbe_jn
         *message = ec == simdjson::MEMALLOC ? "out of memory" : simdjson::error_message(ec);
         return ec == simdjson::MEMALLOC ? -2 : -1;
     }
-    bool tape = simdjson::SIMDJSON_VERSION_MAJOR == 3;
+    bool tape = FBE_JSON_NATIVE_TAPE;
     if (!(tape ? from_tape(p, p->parser.doc) : emit(p, root))) {
         *message = "out of memory";
         return -2;
     }
     *nodes = p->nodes;
     *count = p->count;
+    return 0;
+}
+
+int fbe_jparser_parse_tape(fbe_jparser *p, const char *text, size_t len, fbe_jtape *tape,
+                           const char **message)
+{
+    simdjson::dom::element root;
+    simdjson::error_code ec = p->parser.parse(text, len, true).get(root);
+    if (ec != simdjson::SUCCESS) {
+        *message = ec == simdjson::MEMALLOC ? "out of memory" : simdjson::error_message(ec);
+        return ec == simdjson::MEMALLOC ? -2 : -1;
+    }
+    if (FBE_JSON_NATIVE_TAPE) {
+        tape->tape = p->parser.doc.tape.get();
+        tape->strings = p->parser.doc.string_buf.get();
+        return 0;
+    }
+    if (!own_tape_of(p, root)) {
+        *message = "out of memory";
+        return -2;
+    }
+    tape->tape = p->own_tape;
+    tape->strings = p->own_strings;
     return 0;
 }
 

@@ -127,31 +127,6 @@ static inline size_t u64_text(uint64_t v, char *p)
     return n;
 }
 
-static inline fbe_status put_u64(writer *w, uint64_t v)
-{
-    char *p = room(w, 24);
-    if (UNLIKELY(!p))
-        return FBE_NOMEM;
-    w->out->size += u64_text(v, p);
-    return FBE_OK;
-}
-
-static inline fbe_status put_i64(writer *w, int64_t v)
-{
-    char *p = room(w, 24);
-    if (UNLIKELY(!p))
-        return FBE_NOMEM;
-    size_t n = 0;
-    uint64_t u = (uint64_t)v;
-    if (v < 0) {
-        p[n++] = '-';
-        u = 0 - u;
-    }
-    n += u64_text(u, p + n);
-    w->out->size += n;
-    return FBE_OK;
-}
-
 /* The raw bits of an integer of `kind` at ptr, sign-extended for signed kinds. */
 static inline uint64_t load_int(fbe_ir_kind kind, const void *ptr)
 {

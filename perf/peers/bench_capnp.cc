@@ -11,6 +11,8 @@
 #include <capnp/serialize.h>
 #include <kj/io.h>
 
+#include <cstring>
+
 #include <vector>
 
 #include "account.capnp.h"
@@ -92,9 +94,11 @@ double read_in_place(kj::ArrayPtr<const capnp::word> words)
     return sum;
 }
 
+// kj arrays, not std::vector: capnp::word is not copyable (clang's libstdc++
+// checks refuse std::vector<capnp::word>::assign).
 struct Fixture {
-    std::vector<capnp::word> first_segment; // zeroed scratch for the builder
-    std::vector<capnp::word> bytes;         // the encoded message, word-aligned
+    kj::Array<capnp::word> first_segment; // zeroed scratch for the builder
+    kj::Array<capnp::word> bytes;         // the encoded message, word-aligned
 };
 
 } // namespace
@@ -113,40 +117,38 @@ void register_capnp()
             for (auto seg : msg.getSegmentsForOutput())
                 words = std::max(words, size_t(seg.size()));
         }
-        f->first_segment.assign(words * 2 + 64, capnp::word());
+        f->first_segment = kj::heapArray<capnp::word>(words * 2 + 64);
+        memset(f->first_segment.begin(), 0, f->first_segment.size() * sizeof(capnp::word));
         {
-            capnp::MallocMessageBuilder msg(kj::arrayPtr(f->first_segment.data(),
-                                                         f->first_segment.size()));
+            capnp::MallocMessageBuilder msg(f->first_segment.asPtr());
             build(msg, src);
             if (msg.getSegmentsForOutput().size() != 1)
                 die("capnp", "the message does not fit one segment");
-            kj::Array<capnp::word> flat = capnp::messageToFlatArray(msg);
-            f->bytes.assign(flat.begin(), flat.end());
+            f->bytes = capnp::messageToFlatArray(msg);
         }
         check_round_trip("capnp", m,
                          from_capnp(capnp::FlatArrayMessageReader(
-                                        kj::arrayPtr(f->bytes.data(), f->bytes.size()),
+                                        f->bytes.asPtr(),
                                         capnp::ReaderOptions{~uint64_t(0) >> 8, 64})
                                         .getRoot<peercapnp::Account>()));
         const size_t size = f->bytes.size() * sizeof(capnp::word);
 
         add_row(m, "capnp", "serialize", size, [f, &src](benchmark::State &state) {
-            std::vector<capnp::word> out(f->bytes.size());
+            auto out = kj::heapArray<capnp::word>(f->bytes.size());
             for (auto _ : state) {
-                capnp::MallocMessageBuilder msg(kj::arrayPtr(f->first_segment.data(),
-                                                             f->first_segment.size()));
+                capnp::MallocMessageBuilder msg(f->first_segment.asPtr());
                 build(msg, src);
                 kj::ArrayOutputStream stream(
-                    kj::arrayPtr(reinterpret_cast<kj::byte *>(out.data()), out.size() * 8));
+                    kj::arrayPtr(reinterpret_cast<kj::byte *>(out.begin()), out.size() * 8));
                 capnp::writeMessage(stream, msg);
-                benchmark::DoNotOptimize(out.data());
+                benchmark::DoNotOptimize(out.begin());
                 benchmark::ClobberMemory();
             }
         });
         add_row(m, "capnp", "deserialize", size, [f](benchmark::State &state) {
             for (auto _ : state)
                 benchmark::DoNotOptimize(
-                    read_in_place(kj::arrayPtr(f->bytes.data(), f->bytes.size())));
+                    read_in_place(f->bytes.asPtr()));
         });
     }
 }
