@@ -339,18 +339,9 @@ static fbe_status compare_write(report *r, const fbe_type *ti, const fbe_type *t
     return sti;
 }
 
-/* Under ASan/UBSan every compare costs ~10x: the sanitizer build samples fewer
- * inputs (the plain build runs them all; both run every kind of input). */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
+/* Every compare costs ~10x under the sanitizers: sample fewer inputs there (the
+ * plain build runs them all; both run every kind of input). */
+#define SANITIZED FBE_TEST_SANITIZED
 /* divides sample counts in the sanitizer build */
 #define SAMPLE_DIV (SANITIZED ? 4 : 1)
 

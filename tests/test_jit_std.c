@@ -21,18 +21,9 @@
 #include "fbe/jit.h"
 
 #define MAX_REPORTS 40
-/* Under ASan/UBSan every compare costs ~10x: the sanitizer build samples fewer
- * inputs (the plain build runs them all; both run every kind of input). */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
+/* Every compare costs ~10x under the sanitizers: sample fewer inputs there (the
+ * plain build runs them all; both run every kind of input). */
+#define SANITIZED FBE_TEST_SANITIZED
 #define SAMPLED_BYTE_MUTATIONS (SANITIZED ? 60 : 300)
 #define SAMPLED_WORD_MUTATIONS (SANITIZED ? 30 : 120)
 /* buffers up to this size get every truncation, larger ones a sample */

@@ -28,16 +28,7 @@
 #define STRICT_FLAGS "-std=c11 -Wall -Wextra -pedantic -Werror"
 
 /* Values per type of the differential run (the sanitizer build runs fewer). */
-#if defined(__SANITIZE_ADDRESS__)
-#define DIFF_VALUES 10
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DIFF_VALUES 10
-#endif
-#endif
-#ifndef DIFF_VALUES
-#define DIFF_VALUES 30
-#endif
+#define DIFF_VALUES (FBE_TEST_SANITIZED ? 10 : 30)
 
 static const char *const golden[][2] = {
     {"proto", "Account"}, {"protoex", "Account"}, {"test", "StructBytes"}, {"enums", "Enums"}};

@@ -10,6 +10,18 @@
 
 #include "fbe/schema.h"
 
+/* 1 in a build with AddressSanitizer (gcc or clang): slow tests sample less. */
+#if defined(__SANITIZE_ADDRESS__)
+#define FBE_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FBE_TEST_SANITIZED 1
+#endif
+#endif
+#ifndef FBE_TEST_SANITIZED
+#define FBE_TEST_SANITIZED 0
+#endif
+
 /* Absolute path of a file under ../shared (aborts the test run loudly when the
  * shared data is missing). Returned string is static storage, overwritten by the
  * next call. */
