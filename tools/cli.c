@@ -2,19 +2,25 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-static bool usage_error(const char *cmd, const char *msg, const char *arg)
+int fbec_usage(const char *cmd, const char *msg, const char *arg)
 {
     fprintf(stderr, "fbec %s: %s%s%s\n", cmd, msg, arg ? " " : "", arg ? arg : "");
     fprintf(stderr, "run 'fbec %s --help' for usage\n", cmd);
+    return FBEC_USAGE;
+}
+
+static bool usage_error(const char *cmd, const char *msg, const char *arg)
+{
+    fbec_usage(cmd, msg, arg);
     return false;
 }
 
-/* Accepts "-I DIR", "-IDIR", "--opt VALUE" and "--opt=VALUE". */
-static const char *option_value(int argc, char **argv, int *i, const char *arg,
-                                const char *name)
+const char *fbec_option_value(int argc, char **argv, int *i, const char *name)
 {
+    const char *arg = argv[*i];
     size_t n = strlen(name);
     if (strncmp(arg, name, n) != 0)
         return NULL;
@@ -42,21 +48,21 @@ bool fbec_parse_args(const char *cmd, int argc, char **argv, fbec_args *args)
             only_inputs = true;
         } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             args->help = true;
-        } else if ((v = option_value(argc, argv, &i, arg, "-I"))) {
+        } else if ((v = fbec_option_value(argc, argv, &i, "-I"))) {
             if (!*v)
                 return usage_error(cmd, "missing directory after", "-I");
             if (args->include_count == FBEC_MAX_INCLUDES)
                 return usage_error(cmd, "too many -I directories", NULL);
             args->includes[args->include_count++] = v;
-        } else if ((v = option_value(argc, argv, &i, arg, "-o"))) {
+        } else if ((v = fbec_option_value(argc, argv, &i, "-o"))) {
             if (!*v)
                 return usage_error(cmd, "missing file after", "-o");
             args->output = v;
-        } else if ((v = option_value(argc, argv, &i, arg, "--schema"))) {
+        } else if ((v = fbec_option_value(argc, argv, &i, "--schema"))) {
             if (!*v)
                 return usage_error(cmd, "missing file after", "--schema");
             args->schema = v;
-        } else if ((v = option_value(argc, argv, &i, arg, "--type"))) {
+        } else if ((v = fbec_option_value(argc, argv, &i, "--type"))) {
             if (!*v)
                 return usage_error(cmd, "missing type after", "--type");
             args->type = v;
@@ -66,27 +72,27 @@ bool fbec_parse_args(const char *cmd, int argc, char **argv, fbec_args *args)
             args->pretty = true;
         } else if (strcmp(arg, "--stream") == 0) {
             args->stream = true;
-        } else if ((v = option_value(argc, argv, &i, arg, "--from"))) {
+        } else if ((v = fbec_option_value(argc, argv, &i, "--from"))) {
             if (!*v)
                 return usage_error(cmd, "missing model after", "--from");
             args->from = v;
-        } else if ((v = option_value(argc, argv, &i, arg, "--to"))) {
+        } else if ((v = fbec_option_value(argc, argv, &i, "--to"))) {
             if (!*v)
                 return usage_error(cmd, "missing model after", "--to");
             args->to = v;
-        } else if ((v = option_value(argc, argv, &i, arg, "--format"))) {
+        } else if ((v = fbec_option_value(argc, argv, &i, "--format"))) {
             if (!*v)
                 return usage_error(cmd, "missing format after", "--format");
             args->format = v;
-        } else if ((v = option_value(argc, argv, &i, arg, "--backend"))) {
+        } else if ((v = fbec_option_value(argc, argv, &i, "--backend"))) {
             if (!*v)
                 return usage_error(cmd, "missing name after", "--backend");
             args->backend = v;
-        } else if ((v = option_value(argc, argv, &i, arg, "--cpu"))) {
+        } else if ((v = fbec_option_value(argc, argv, &i, "--cpu"))) {
             if (!*v)
                 return usage_error(cmd, "missing name after", "--cpu");
             args->cpu = v;
-        } else if ((v = option_value(argc, argv, &i, arg, "--cache"))) {
+        } else if ((v = fbec_option_value(argc, argv, &i, "--cache"))) {
             if (!*v)
                 return usage_error(cmd, "missing directory after", "--cache");
             args->cache = v;
@@ -96,6 +102,17 @@ bool fbec_parse_args(const char *cmd, int argc, char **argv, fbec_args *args)
             return usage_error(cmd, "unknown option", arg);
         }
     }
+    return true;
+}
+
+bool fbec_parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || *end || end == s || s[0] == '-' || v < min || v > max)
+        return false;
+    *out = v;
     return true;
 }
 

@@ -41,6 +41,17 @@ typedef struct fbec_args {
  * "fbec CMD: message" and a hint to stderr and returns false. */
 bool fbec_parse_args(const char *cmd, int argc, char **argv, fbec_args *args);
 
+/* Prints "fbec CMD: MSG ARG" and the --help hint; returns FBEC_USAGE. */
+int fbec_usage(const char *cmd, const char *msg, const char *arg);
+
+/* The value of option `name` at argv[*i]: "-I DIR", "-IDIR", "--opt VALUE",
+ * "--opt=VALUE" (advancing *i past a separate value). NULL if argv[*i] is not
+ * that option, "" if its value is missing. */
+const char *fbec_option_value(int argc, char **argv, int *i, const char *name);
+
+/* A decimal number in [min, max] (no sign, nothing after it). */
+bool fbec_parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out);
+
 /* The generators (fbec aot, fbec c): one schema (positional or --schema) and a
  * required -o naming `output_what`; the codec commands' options are refused.
  * Returns the schema's path, or NULL after printing a usage error. */

@@ -57,30 +57,6 @@ typedef struct aot_args {
     bool stats;
 } aot_args;
 
-static int usage_error(const char *msg, const char *arg)
-{
-    fprintf(stderr, "fbec aot: %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
-    fputs("run 'fbec aot --help' for usage\n", stderr);
-    return FBEC_USAGE;
-}
-
-/* "--name VALUE" / "--name=VALUE" (and "-OVALUE" for -O). NULL if arg is not it;
- * "" when the value is missing. */
-static const char *value_of(int argc, char **argv, int *i, const char *name)
-{
-    const char *arg = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(arg, name, n) != 0)
-        return NULL;
-    if (arg[n] == '\0')
-        return *i + 1 < argc ? argv[++*i] : "";
-    if (arg[n] == '=' && name[1] == '-')
-        return arg + n + 1;
-    if (name[1] != '-')
-        return arg + n;
-    return NULL;
-}
-
 /* Takes this command's own options out of argv; the rest goes to fbec_parse_args. */
 static int split_args(int argc, char **argv, aot_args *a, int *rest_argc, char **rest)
 {
@@ -117,11 +93,11 @@ static int split_args(int argc, char **argv, aot_args *a, int *rest_argc, char *
         }
         bool mine = false;
         for (size_t k = 0; k < sizeof opts / sizeof *opts && !mine; k++) {
-            const char *v = value_of(argc, argv, &i, opts[k].name);
+            const char *v = fbec_option_value(argc, argv, &i, opts[k].name);
             if (!v)
                 continue;
             if (!*v)
-                return usage_error("missing value after", opts[k].name);
+                return fbec_usage("aot", "missing value after", opts[k].name);
             *(const char **)((char *)a + opts[k].offset) = v;
             mine = true;
         }
@@ -131,17 +107,6 @@ static int split_args(int argc, char **argv, aot_args *a, int *rest_argc, char *
     rest[n] = NULL;
     *rest_argc = n;
     return FBEC_OK;
-}
-
-static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || *end || end == s || s[0] == '-' || v > max)
-        return false;
-    *out = v;
-    return true;
 }
 
 static const char *const op_names[4] = {"size", "serialize", "verify", "deserialize"};
@@ -170,17 +135,17 @@ int cmd_aot(int argc, char **argv)
     fbe_aot_options o = {.triple = a.target, .cpu = a.cpu, .features = a.features};
     unsigned long v;
     if (a.opt) {
-        if (!parse_uint(a.opt, 3, &v) || v < 1)
-            return usage_error("-O takes 1, 2 or 3, not", a.opt);
+        if (!fbec_parse_uint(a.opt, 1, 3, &v))
+            return fbec_usage("aot", "-O takes 1, 2 or 3, not", a.opt);
         o.opt_level = (int)v;
     }
     if (a.max_depth) {
-        if (!parse_uint(a.max_depth, 1u << 20, &v) || v < 1)
-            return usage_error("--max-depth takes a number from 1 to 1048576, not", a.max_depth);
+        if (!fbec_parse_uint(a.max_depth, 1, 1u << 20, &v))
+            return fbec_usage("aot", "--max-depth takes a number from 1 to 1048576, not", a.max_depth);
         o.max_depth = (unsigned)v;
     }
     if (a.header && strcmp(a.header, args.output) == 0)
-        return usage_error("--header and -o name the same file", NULL);
+        return fbec_usage("aot", "--header and -o name the same file", NULL);
 
     fbe_schema *schema = fbec_load(&args, input);
     if (!schema)

@@ -34,27 +34,6 @@ static const char usage[] =
     "\n"
     "exit status: 0 success, 1 schema or write error, 2 usage error\n";
 
-static int usage_error(const char *msg, const char *arg)
-{
-    fprintf(stderr, "fbec c: %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
-    fputs("run 'fbec c --help' for usage\n", stderr);
-    return FBEC_USAGE;
-}
-
-/* "--name VALUE" / "--name=VALUE": NULL if arg is not it, "" if the value is missing. */
-static const char *value_of(int argc, char **argv, int *i, const char *name)
-{
-    const char *arg = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(arg, name, n) != 0)
-        return NULL;
-    if (arg[n] == '\0')
-        return *i + 1 < argc ? argv[++*i] : "";
-    if (arg[n] == '=')
-        return arg + n + 1;
-    return NULL;
-}
-
 /* Writes the C file to path.tmp.PID, then renames it: never half a file. */
 static bool write_c(const char *path, const fbe_schema *schema, unsigned max_depth)
 {
@@ -93,16 +72,16 @@ int cmd_c(int argc, char **argv)
     rest[rest_argc++] = argv[0];
     for (int i = 1; i < argc; i++) {
         const char *v;
-        if ((v = value_of(argc, argv, &i, "--header")) != NULL) {
+        if ((v = fbec_option_value(argc, argv, &i, "--header")) != NULL) {
             if (!*v) {
                 free(rest);
-                return usage_error("missing value after", "--header");
+                return fbec_usage("c", "missing value after", "--header");
             }
             header = v;
-        } else if ((v = value_of(argc, argv, &i, "--max-depth")) != NULL) {
+        } else if ((v = fbec_option_value(argc, argv, &i, "--max-depth")) != NULL) {
             if (!*v) {
                 free(rest);
-                return usage_error("missing value after", "--max-depth");
+                return fbec_usage("c", "missing value after", "--max-depth");
             }
             max_depth = v;
         } else {
@@ -123,16 +102,10 @@ int cmd_c(int argc, char **argv)
     if (!input)
         return FBEC_USAGE;
     if (header && strcmp(header, args.output) == 0)
-        return usage_error("--header and -o name the same file", NULL);
+        return fbec_usage("c", "--header and -o name the same file", NULL);
     unsigned long depth = 0;
-    if (max_depth) {
-        char *end;
-        errno = 0;
-        depth = strtoul(max_depth, &end, 10);
-        if (errno || *end || end == max_depth || max_depth[0] == '-' || depth < 1 ||
-            depth > (1ul << 20))
-            return usage_error("--max-depth takes a number from 1 to 1048576, not", max_depth);
-    }
+    if (max_depth && !fbec_parse_uint(max_depth, 1, 1ul << 20, &depth))
+        return fbec_usage("c", "--max-depth takes a number from 1 to 1048576, not", max_depth);
 
     fbe_schema *schema = fbec_load(&args, input);
     if (!schema)
