@@ -549,6 +549,23 @@ static fbe_status read_value(jreader *r, const fbe_ir_type *t, void *ptr, size_t
     }
 }
 
+/* The error path's key segments added since `mark` point into a parser that is
+ * about to be freed (a key inside a key): move their text into the arena. A key
+ * that cannot be copied is dropped from the message rather than read later. */
+static void keep_key_segments(jreader *r, size_t mark)
+{
+    size_t end = r->path.depth < FBE_JSON_PATH_MAX ? r->path.depth : FBE_JSON_PATH_MAX;
+    for (size_t i = mark; i < end; i++) {
+        fbe_json_seg *seg = &r->path.seg[i];
+        if (seg->kind != FBE_JSEG_KEY)
+            continue;
+        /* the message shows at most 40 bytes and whether there were more */
+        seg->name = fbe_arena_strndup(r->arena, seg->name, seg->len > 41 ? 41 : seg->len);
+        if (!seg->name)
+            seg->len = 0;
+    }
+}
+
 /* A struct-typed key: its text is the JSON of the key struct. */
 static fbe_status read_struct_key(jreader *r, const fbe_ir_struct *s, const char *ks,
                                   size_t kn, void *ptr)
@@ -579,9 +596,12 @@ static fbe_status read_struct_key(jreader *r, const fbe_ir_struct *s, const char
         const uint8_t *saved_strings = r->strings;
         r->tape = tape.tape;
         r->strings = tape.strings;
+        size_t mark = r->path.depth;
         st = read_struct(r, s, ptr, FBE_JTAPE_ROOT);
         r->tape = saved_tape;
         r->strings = saved_strings;
+        if (temp && st != FBE_OK)
+            keep_key_segments(r, mark);
     }
     if (temp)
         fbe_jparser_free(p);
