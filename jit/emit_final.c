@@ -109,15 +109,14 @@ static uint32_t header_size(const fbe_ir_type *t)
 static uint32_t struct_height(const fbe_ir_struct *st);
 
 /* Struct levels inside a final_fixed value, the value's own included: the
- * interpreter's v_fixed_depth checks the first element of an array only, and
- * nothing in an empty array. */
+ * interpreter's v_fixed_depth checks the first element of an array only. */
 static uint32_t height(const fbe_ir_type *t)
 {
     switch (t->kind) {
     case FBE_IR_STRUCT:
         return 1 + struct_height(t->struct_type);
     case FBE_IR_ARRAY:
-        return t->array_len ? height(t->elem) : 0;
+        return height(t->elem);
     default:
         return 0;
     }
@@ -580,7 +579,7 @@ static void copy_fixed(fin *F, const fbe_ir_type *t, LLVMValueRef src, LLVMValue
     case FBE_IR_ARRAY: {
         const fbe_ir_type *el = t->elem;
         if (is_copy(el)) {
-            jit_memcpy(e, dst, src, jit_i64(e, (uint64_t)t->array_len * el->final_size));
+            jit_memcpy(e, dst, src, jit_i64(e, t->final_size));
         } else if (t->array_len <= 8) {
             for (uint32_t i = 0; i < t->array_len; i++)
                 copy_fixed(F, el, jit_gep_c(e, src, (uint64_t)i * el->final_size),
@@ -923,7 +922,7 @@ static void w_array(walk *w, const fbe_ir_type *t, LLVMValueRef dst)
     jit_emit *e = w->e;
     const fbe_ir_type *el = t->elem;
     /* every element checks the same depth first: the first one's check suffices */
-    bool hoist = is_plain_struct(el) && t->array_len > 0;
+    bool hoist = is_plain_struct(el);
     if (hoist)
         w_check(w, icmp(e, LLVMIntSLT, w->left, jit_i64(e, 1)), FBE_TOO_DEEP, w_pos(w));
     if (t->array_len <= 8) {

@@ -1143,12 +1143,11 @@ static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool pa
     LLVMValueRef body = LLVMGetParam(fn, 3);
     LLVMValueRef host = LLVMGetParam(fn, 5);
     size_t n = st->field_count;
+    load_state(r, fn);
     if (n == 0) {
-        load_state(r, fn);
         ret_ok(r);
         return true;
     }
-    load_state(r, fn);
     r->body = body;
     r->room = LLVMBuildSub(e->b, r->size, body, "");
     r->many_refs = count_refs(st) > 2;

@@ -110,6 +110,14 @@ size_t gc_node(gc *g, const fbe_ir_type *t)
     return g->node_count++;
 }
 
+void gc_fn(gc *g, const fbe_ir_type *t, char *buf, size_t size)
+{
+    if (gc_class_of(t) == GC_STRUCT)
+        snprintf(buf, size, "s%zu", gc_struct_index(g, t->struct_type));
+    else
+        snprintf(buf, size, "t%zu", gc_node(g, t));
+}
+
 /* Registers every node reachable from t (children first, so their numbers are
  * smaller; the order only affects names). */
 static void register_type(gc *g, const fbe_ir_type *t)
@@ -129,7 +137,7 @@ uint32_t gc_height(const fbe_ir_type *t)
     case FBE_IR_STRUCT:
         return 1 + gc_struct_height(t->struct_type);
     case FBE_IR_ARRAY:
-        return t->array_len ? gc_height(t->elem) : 0;
+        return gc_height(t->elem);
     default:
         return 0;
     }

@@ -26,18 +26,16 @@
 
 #define MIN_CLAMP ((uint64_t)1 << 32)
 
-static void fn(gc *g, const fbe_ir_type *t, char *buf, size_t size)
-{
-    if (gc_class_of(t) == GC_STRUCT)
-        snprintf(buf, size, "s%zu", gc_struct_index(g, t->struct_type));
-    else
-        snprintf(buf, size, "t%zu", gc_node(g, t));
-}
-
-/* Fixed and only its bounds can fail (scalars, arrays of them, empty arrays). */
+/* Fixed and only its bounds can fail (scalars, arrays of them). */
 static bool skip(const fbe_ir_type *t)
 {
     return t->final_fixed && gc_height(t) == 0;
+}
+
+/* Bytes of one entry of a map whose key and value are both final_fixed. */
+static uint64_t final_entry_size(const fbe_ir_type *t)
+{
+    return (uint64_t)t->key->final_size + t->elem->final_size;
 }
 
 /* ---- value expressions ------------------------------------------------------------- */
@@ -53,7 +51,7 @@ static void size_expr(gc *g, const fbe_ir_type *t, const char *h)
         gc_printf(g, "sc_fstr_size(%s)", h);
         return;
     }
-    fn(g, t, f, sizeof f);
+    gc_fn(g, t, f, sizeof f);
     gc_printf(g, "%s_fsize(%s)", f, h);
 }
 
@@ -72,7 +70,7 @@ static void write_value(gc *g, const char *ind, const fbe_ir_type *t, const char
         gc_printf(g, "%sw = sc_fwrite_str(%s, w);\n", ind, h);
         return;
     default:
-        fn(g, t, f, sizeof f);
+        gc_fn(g, t, f, sizeof f);
         gc_printf(g, "%sw = %s_fwrite(%s, w);\n", ind, f, h);
         return;
     }
@@ -90,7 +88,7 @@ static void verify_expr(gc *g, const fbe_ir_type *t, const char *p, const char *
         snprintf(buf, size, "sc_fv_str(r, %s)", p);
         return;
     }
-    fn(g, t, f, sizeof f);
+    gc_fn(g, t, f, sizeof f);
     if (gc_class_of(t) == GC_STRUCT)
         snprintf(buf, size, "%s_fv(r, %s, %s + 1)", f, p, depth);
     else
@@ -103,7 +101,7 @@ static void read_expr(gc *g, const fbe_ir_type *t, const char *p, const char *ds
     char f[32] = "";
     gc_class c = gc_class_of(t);
     if (c != GC_BOOL && c != GC_COPY && c != GC_STRING)
-        fn(g, t, f, sizeof f);
+        gc_fn(g, t, f, sizeof f);
     switch (c) {
     case GC_BOOL:
         snprintf(buf, size, "sc_fd_bool(r, %s, %s)", p, dst);
@@ -136,7 +134,7 @@ static void copy_value(gc *g, const char *ind, const fbe_ir_type *t, const char 
         gc_printf(g, "%smemcpy(%s, %s, %" PRIu32 ");\n", ind, dst, p, t->final_size);
         return;
     default:
-        fn(g, t, f, sizeof f);
+        gc_fn(g, t, f, sizeof f);
         gc_printf(g, "%s%s_fcopy(%s, %s);\n", ind, f, p, dst);
         return;
     }
@@ -530,7 +528,7 @@ static void node_size(gc *g, size_t n)
     case GC_MAP:
         gc_printf(g, "    sc_view v = sc_view_at(h);\n    if (v.size > UINT32_MAX)\n        return SC_SAT;\n");
         if (k->final_fixed && e->final_fixed) {
-            uint64_t per = (uint64_t)k->final_size + e->final_size;
+            uint64_t per = final_entry_size(t);
             if (per)
                 gc_printf(g, "    if (v.size > SC_SAT / %" PRIu64 ")\n        return SC_SAT;\n", per);
             gc_printf(g, "    return 4 + (uint64_t)v.size * %" PRIu64 ";\n", per);
@@ -572,8 +570,8 @@ static void node_write(gc *g, size_t n)
         break;
     case GC_ARRAY:
         if (gc_class_of(e) == GC_COPY) {
-            uint64_t len = (uint64_t)t->array_len * e->final_size;
-            gc_printf(g, "    memcpy(w, h, %" PRIu64 ");\n    return w + %" PRIu64 ";\n", len, len);
+            gc_printf(g, "    memcpy(w, h, %" PRIu32 ");\n    return w + %" PRIu32 ";\n", t->final_size,
+                      t->final_size);
             break;
         }
         snprintf(h, sizeof h, "h + (size_t)i * %" PRIu32, e->host_size);
@@ -670,8 +668,7 @@ static void node_verify(gc *g, size_t n)
             snprintf(at, sizeof at, "p + %" PRIu32, k->final_size);
             if (depth_check(g, e, at, "depth", call, sizeof call))
                 gc_printf(g, "    if (count && %s)\n        return NULL;\n", call);
-            gc_printf(g, "    return p + (size_t)count * %" PRIu64 ";\n",
-                      (uint64_t)k->final_size + e->final_size);
+            gc_printf(g, "    return p + (size_t)count * %" PRIu64 ";\n", final_entry_size(t));
             break;
         }
         verify_expr(g, k, "p", "depth", call, sizeof call);
@@ -793,7 +790,7 @@ static void node_read(gc *g, size_t n)
             char vp[64];
             snprintf(vp, sizeof vp, "p + %" PRIu32, k->final_size);
             copy_value(g, "        ", e, vp, dst);
-            gc_printf(g, "        p += %" PRIu64 ";\n    }\n", (uint64_t)k->final_size + e->final_size);
+            gc_printf(g, "        p += %" PRIu64 ";\n    }\n", final_entry_size(t));
         } else if (!map) {
             snprintf(dst, sizeof dst, "m + (size_t)i * %" PRIu32, hs);
             read_expr(g, e, "p", dst, "depth", call, sizeof call);
@@ -822,7 +819,7 @@ static void node_copy(gc *g, size_t n)
     const fbe_ir_type *t = g->nodes[n], *e = t->elem;
     gc_printf(g, "static void t%zu_fcopy(const uint8_t *p, uint8_t *dst)\n{\n", n);
     if (gc_class_of(e) == GC_COPY) {
-        gc_printf(g, "    memcpy(dst, p, %" PRIu64 ");\n}\n\n", (uint64_t)t->array_len * e->final_size);
+        gc_printf(g, "    memcpy(dst, p, %" PRIu32 ");\n}\n\n", t->final_size);
         return;
     }
     char dst[64];

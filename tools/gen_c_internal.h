@@ -69,9 +69,12 @@ bool gc_is_plain(const fbe_ir_type *t);
 size_t gc_struct_index(const gc *g, const fbe_ir_struct *st);
 /* The node number of an optional, array or collection type (registering it). */
 size_t gc_node(gc *g, const fbe_ir_type *t);
+/* The prefix of t's functions in either model: "s<k>" for a struct, "t<n>"
+ * for a node. */
+void gc_fn(gc *g, const fbe_ir_type *t, char *buf, size_t size);
 
 /* Final model: struct levels a final_fixed value spans (its own included; 0
- * for scalars and empty arrays), a struct's fixed_depth, the smallest
+ * for scalars), a struct's fixed_depth, the smallest
  * encoding of a value (final.c node_min) and the struct its first level is. */
 uint32_t gc_height(const fbe_ir_type *t);
 uint32_t gc_struct_height(const fbe_ir_struct *st);

@@ -23,15 +23,6 @@
 
 /* ---- value expressions ------------------------------------------------------------- */
 
-/* How t's code is called: "s<k>" for a struct, "t<n>" for a node. */
-static void fn(gc *g, const fbe_ir_type *t, char *buf, size_t size)
-{
-    if (gc_class_of(t) == GC_STRUCT)
-        snprintf(buf, size, "s%zu", gc_struct_index(g, t->struct_type));
-    else
-        snprintf(buf, size, "t%zu", gc_node(g, t));
-}
-
 /* acc + the extra bytes of the value at h (an expression). */
 static void extra(gc *g, const fbe_ir_type *t, const char *h, const char *acc)
 {
@@ -45,7 +36,7 @@ static void extra(gc *g, const fbe_ir_type *t, const char *h, const char *acc)
         gc_printf(g, "%s + sc_str_extra(%s)", acc, h);
         return;
     default:
-        fn(g, t, f, sizeof f);
+        gc_fn(g, t, f, sizeof f);
         gc_printf(g, "%s_ssize(%s, %s)", f, h, acc);
         return;
     }
@@ -67,7 +58,7 @@ static void write_value(gc *g, const char *ind, const fbe_ir_type *t, const char
         gc_printf(g, "%send = sc_swrite_str(end, %s, %s, %s);\n", ind, h, pos, base);
         return;
     default:
-        fn(g, t, f, sizeof f);
+        gc_fn(g, t, f, sizeof f);
         gc_printf(g, "%send = %s_swrite(end, %s, %s, %s);\n", ind, f, h, pos, base);
         return;
     }
@@ -86,7 +77,7 @@ static bool verify_expr(gc *g, const fbe_ir_type *t, const char *pos, const char
         snprintf(buf, size, "sc_sv_str(r, %s, %s)", pos, base);
         return true;
     case GC_STRUCT:
-        fn(g, t, f, sizeof f);
+        gc_fn(g, t, f, sizeof f);
         snprintf(buf, size, "%s_sv(r, %s, %s, %s + 1)", f, pos, base, depth);
         return true;
     case GC_ARRAY:
@@ -94,7 +85,6 @@ static bool verify_expr(gc *g, const fbe_ir_type *t, const char *pos, const char
             return false; /* arrays of scalars have nothing to check */
         /* fall through */
     default:
-        fn(g, t, f, sizeof f);
         snprintf(buf, size, "t%zu_sv(r, %s, %s, %s)", gc_node(g, t), pos, base, depth);
         return true;
     }
@@ -120,11 +110,11 @@ static void read_expr(gc *g, const fbe_ir_type *t, const char *pos, const char *
         snprintf(buf, size, "sc_sd_str(r, %s, %s, %s)", pos, base, h);
         return;
     case GC_STRUCT:
-        fn(g, t, f, sizeof f);
+        gc_fn(g, t, f, sizeof f);
         snprintf(buf, size, "%s_sd(r, %s, %s, %s, %s + 1)", f, pos, base, h, depth);
         return;
     default:
-        fn(g, t, f, sizeof f);
+        gc_fn(g, t, f, sizeof f);
         snprintf(buf, size, "%s_sd(r, %s, %s, %s, %s)", f, pos, base, h, depth);
         return;
     }
@@ -181,6 +171,28 @@ static size_t plain_run(const fbe_ir_struct *st, size_t i)
     return j;
 }
 
+/* The plain run starting at field i, if any, as one memcpy between the body
+ * (at `body`) and the host value (at h), wire to host when reading. Returns
+ * the end of the run: i when there is none. */
+static size_t emit_plain_run(gc *g, const fbe_ir_struct *st, size_t i, bool read)
+{
+    size_t j = plain_run(st, i);
+    if (j == i)
+        return i;
+    const fbe_ir_field *f = &st->fields[i], *l = &st->fields[j - 1];
+    uint32_t len = l->std_offset + l->type->std_inline_size - f->std_offset;
+    if (read)
+        gc_printf(g, "    memcpy(h + %" PRIu32 ", r->data + body + %" PRIu32 ", %" PRIu32 "); /* %s",
+                  f->host_offset, f->std_offset, len, f->name);
+    else
+        gc_printf(g, "    memcpy(body + %" PRIu32 ", h + %" PRIu32 ", %" PRIu32 "); /* %s",
+                  f->std_offset, f->host_offset, len, f->name);
+    if (j > i + 1)
+        gc_printf(g, " .. %s", l->name);
+    gc_printf(g, " */\n");
+    return j;
+}
+
 static void struct_size(gc *g, size_t k)
 {
     const fbe_ir_struct *st = g->structs[k];
@@ -219,15 +231,8 @@ static void struct_write(gc *g, size_t k)
               st->full_name, k, st->std_body_size, st->std_body_size, st->type_number);
     for (size_t i = 0; i < st->field_count;) {
         const fbe_ir_field *f = &st->fields[i];
-        size_t j = plain_run(st, i);
+        size_t j = emit_plain_run(g, st, i, false);
         if (j > i) {
-            const fbe_ir_field *l = &st->fields[j - 1];
-            uint32_t len = l->std_offset + l->type->std_inline_size - f->std_offset;
-            gc_printf(g, "    memcpy(body + %" PRIu32 ", h + %" PRIu32 ", %" PRIu32 "); /* %s",
-                      f->std_offset, f->host_offset, len, f->name);
-            if (j > i + 1)
-                gc_printf(g, " .. %s", l->name);
-            gc_printf(g, " */\n");
             i = j;
             continue;
         }
@@ -330,7 +335,7 @@ static void struct_read(gc *g, size_t k)
                               f->host_offset, f->std_offset, n);
                 else
                     gc_printf(g, "    memcpy(h + %" PRIu32 ", r->data + body + %" PRIu32 ", %" PRIu32 ");\n",
-                              f->host_offset, f->std_offset, n * e->std_inline_size);
+                              f->host_offset, f->std_offset, f->type->std_inline_size);
             } else {
                 read_field(g, k, i, "    ");
             }
@@ -357,15 +362,8 @@ static void struct_read(gc *g, size_t k)
         gc_printf(g, "    (void)ssize;\n");
     for (size_t i = 0; i < st->field_count;) {
         const fbe_ir_field *f = &st->fields[i];
-        size_t j = plain_run(st, i);
+        size_t j = emit_plain_run(g, st, i, true);
         if (j > i) {
-            const fbe_ir_field *l = &st->fields[j - 1];
-            uint32_t len = l->std_offset + l->type->std_inline_size - f->std_offset;
-            gc_printf(g, "    memcpy(h + %" PRIu32 ", r->data + body + %" PRIu32 ", %" PRIu32 "); /* %s",
-                      f->host_offset, f->std_offset, len, f->name);
-            if (j > i + 1)
-                gc_printf(g, " .. %s", l->name);
-            gc_printf(g, " */\n");
             i = j;
             continue;
         }
@@ -385,6 +383,12 @@ static void struct_read(gc *g, size_t k)
 }
 
 /* ---- type nodes -------------------------------------------------------------------- */
+
+/* Wire bytes of one element of collection t's block: key and value for a map. */
+static uint32_t std_entry_size(const fbe_ir_type *t)
+{
+    return (t->key ? t->key->std_inline_size : 0) + t->elem->std_inline_size;
+}
 
 static void node_size(gc *g, size_t n)
 {
@@ -429,7 +433,7 @@ static void node_size(gc *g, size_t n)
         break;
     case GC_MAP:
         gc_printf(g, "    sc_view v = sc_view_at(h);\n    acc += sc_block(v.size, %" PRIu32 ");\n",
-                  k->std_inline_size + e->std_inline_size);
+                  std_entry_size(t));
         if (gc_is_scalar(k) && gc_is_scalar(e)) {
             gc_printf(g, "    return acc;\n");
             break;
@@ -484,8 +488,8 @@ static void node_write(gc *g, size_t n)
         break;
     case GC_ARRAY:
         if (gc_class_of(e) == GC_COPY) {
-            gc_printf(g, "    (void)base;\n    memcpy(pos, h, %" PRIu64 ");\n    return end;\n",
-                      (uint64_t)t->array_len * e->std_inline_size);
+            gc_printf(g, "    (void)base;\n    memcpy(pos, h, %" PRIu32 ");\n    return end;\n",
+                      t->std_inline_size);
             break;
         }
         gc_printf(g, "    (void)base;\n    for (uint32_t i = 0; i < %" PRIu32 "u; i++) {\n", t->array_len);
@@ -512,7 +516,7 @@ static void node_write(gc *g, size_t n)
         gc_printf(g, "    }\n    return end;\n");
         break;
     case GC_MAP: {
-        uint32_t ks = k->std_inline_size, es = ks + e->std_inline_size;
+        uint32_t ks = k->std_inline_size, es = std_entry_size(t);
         gc_printf(g, "    sc_view v = sc_view_at(h);\n    uint8_t *blk = end;\n"
                      "    end += 4 + v.size * %" PRIu32 ";\n"
                      "    sc_wr32(pos, (uint32_t)(blk - base));\n    sc_wr32(blk, (uint32_t)v.size);\n"
@@ -543,7 +547,7 @@ static void node_verify_elems(gc *g, size_t n)
                  "    (void)r;\n    (void)elems;\n    (void)count;\n    (void)base;\n    (void)depth;\n",
               n);
     if (gc_class_of(t) == GC_MAP) {
-        uint32_t ks = k->std_inline_size, es = ks + e->std_inline_size;
+        uint32_t ks = k->std_inline_size, es = std_entry_size(t);
         char kc[256] = "", vc[256] = "";
         bool kv = verify_expr(g, k, "p", "base", "depth", kc, sizeof kc);
         snprintf(pos, sizeof pos, "p + %" PRIu32, ks);
@@ -570,7 +574,7 @@ static void node_verify_elems(gc *g, size_t n)
 
 static void node_verify(gc *g, size_t n)
 {
-    const fbe_ir_type *t = g->nodes[n], *e = t->elem, *k = t->key;
+    const fbe_ir_type *t = g->nodes[n], *e = t->elem;
     char pos[128], call[256];
     gc_printf(g, "static fbe_status t%zu_sv(sc_rd *r, uint64_t pos, uint64_t base, unsigned depth)\n{\n"
                  "    (void)r;\n    (void)pos;\n    (void)base;\n    (void)depth;\n",
@@ -603,7 +607,7 @@ static void node_verify(gc *g, size_t n)
         break;
     case GC_SEQ:
     case GC_MAP: {
-        uint32_t es = e->std_inline_size + (k ? k->std_inline_size : 0);
+        uint32_t es = std_entry_size(t);
         gc_printf(g, "    uint64_t elems = 0;\n    uint32_t count = 0;\n"
                      "    fbe_status st = sc_chk_block(r, pos, base, %" PRIu32 ", &elems, &count);\n"
                      "    if (st != FBE_OK || !count)\n        return st;\n"
@@ -690,7 +694,7 @@ static void node_read(gc *g, size_t n)
     case GC_SEQ:
     case GC_MAP: {
         bool map = gc_class_of(t) == GC_MAP;
-        uint32_t ks = map ? k->std_inline_size : 0, es = ks + e->std_inline_size;
+        uint32_t ks = map ? k->std_inline_size : 0, es = std_entry_size(t);
         uint32_t hs = map ? t->host_entry_size : e->host_size;
         bool scalar = gc_is_scalar(e) && (!map || gc_is_scalar(k));
         gc_printf(g, "    uint64_t elems = 0;\n    uint32_t count = 0;\n"
