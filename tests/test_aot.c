@@ -8,12 +8,11 @@
  *     (tests/aot_image_check.c);
  *   - objects of packages that import each other link into one program;
  *   - cross-compilation, determinism and the command line. */
-#include "test_util.h"
+#include "test_cmd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
@@ -31,8 +30,6 @@
 #define FBE_AOT_LINK_FLAGS ""
 #endif
 
-#define STRICT_FLAGS "-std=c11 -Wall -Wextra -pedantic -Werror"
-
 /* package, a struct of it for the direct symbol checks */
 static const char *const golden[][2] = {
     {"proto", "Account"}, {"protoex", "Account"}, {"test", "StructBytes"}, {"enums", "Enums"}};
@@ -47,52 +44,10 @@ static const char *outdir(void)
     return out_dir;
 }
 
-/* Formatted into one of 8 rotating buffers: keep longer-lived strings in
- * locals (see keep()). */
-static char *fmt(const char *format, ...)
-{
-    static char bufs[8][8192];
-    static int next;
-    char *b = bufs[next++ % 8];
-    va_list ap;
-    va_start(ap, format);
-    vsnprintf(b, sizeof bufs[0], format, ap);
-    va_end(ap);
-    return b;
-}
-
+/* A local copy of a formatted string (fmt's 8 buffers rotate). */
 #define keep(var, ...)                                                                    \
     char var[8192];                                                                       \
     snprintf(var, sizeof var, __VA_ARGS__)
-
-static void expect_status(const char *cmd, int expected, char **output)
-{
-    char *out = NULL;
-    int rc = run_command(cmd, &out);
-    if (rc != expected)
-        print_message("$ %s\n%s\n(exit status %d, expected %d)\n", cmd, out ? out : "", rc,
-                      expected);
-    if (output)
-        *output = out;
-    else
-        free(out);
-    assert_int_equal(rc, expected);
-}
-
-static bool file_exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        fail_msg("cannot write %s", path);
-    fputs(text, f);
-    fclose(f);
-}
 
 static const char *schemas_dir(void)
 {

@@ -890,11 +890,6 @@ enum {
     P_COUNT
 };
 
-static uint32_t rd_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static bool package_listed(const char *list, const char *pkg)
 {
     size_t n = strlen(pkg);

@@ -2,13 +2,11 @@
  * pin the IR layout, and initialise every struct to the schema defaults (checked
  * by the hand-written programs tests/header_check.c and tests/header_edge_check.c).
  * Also covers the command-line behaviour of the subcommand. */
-#include "test_util.h"
+#include "test_cmd.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #ifndef FBE_HEADER_GCC
 #define FBE_HEADER_GCC "gcc"
@@ -25,8 +23,6 @@
 #define FBE_HEADER_LINK_FLAGS ""
 #endif
 
-#define STRICT_FLAGS                                                                      \
-    "-std=c11 -Wall -Wextra -pedantic -Werror"
 /* What a demanding user might compile with: the header must stay quiet there too. */
 #define EXTRA_FLAGS "-Wshadow -Wconversion -Wsign-conversion -Wstrict-prototypes "       \
                     "-Wmissing-prototypes -Wcast-qual -Wundef -Wredundant-decls"
@@ -41,53 +37,6 @@ static const char *outdir(void)
     if (!out_dir[0])
         snprintf(out_dir, sizeof out_dir, "%s/header_test", FBE_BINARY_DIR);
     return out_dir;
-}
-
-static char *fmt(const char *format, ...)
-{
-    static char bufs[8][8192];
-    static int next;
-    char *b = bufs[next++ % 8];
-    va_list ap;
-    va_start(ap, format);
-    vsnprintf(b, sizeof bufs[0], format, ap);
-    va_end(ap);
-    return b;
-}
-
-/* Runs a command; on a different exit status prints the command and its output. */
-static void expect_status(const char *cmd, int expected, char **output)
-{
-    char *out = NULL;
-    int rc = run_command(cmd, &out);
-    if (rc != expected)
-        print_message("$ %s\n%s\n(exit status %d, expected %d)\n", cmd, out ? out : "", rc,
-                      expected);
-    if (output)
-        *output = out;
-    else
-        free(out);
-    assert_int_equal(rc, expected);
-}
-
-static bool file_exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        fail_msg("cannot write %s: %s", path, strerror(errno));
-    fputs(text, f);
-    fclose(f);
-}
-
-static bool have_compiler(const char *cc)
-{
-    return cc[0] && run_command(fmt("%s --version", cc), NULL) == 0;
 }
 
 /* Generates every header once: golden schemas and tests/header_edge.fbe. */

@@ -29,10 +29,7 @@ typedef struct rng {
 
 static uint64_t rnd(rng *r)
 {
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return rng_next(&r->s);
 }
 
 static uint64_t rnd_below(rng *r, uint64_t n)
@@ -422,49 +419,24 @@ static pair *golden_pair(const char *schema)
 typedef void (*golden_fn)(const fbe_type *ti, const fbe_type *tj, const uint8_t *data, size_t len,
                           const char *path, void *ctx);
 
+typedef struct final_visit {
+    golden_fn fn;
+    void *ctx;
+} final_visit;
+
+static void visit_final(const char *schema, const char *type_name, const char *path,
+                        const uint8_t *data, size_t len, void *ctx)
+{
+    final_visit *v = ctx;
+    pair *p = golden_pair(schema);
+    v->fn(type_in(p->interp, type_name), type_in(p->jit, type_name), data, len, path, v->ctx);
+}
+
 /* Calls fn for every cases/<pkg>/<Type>/<case>.final.bin of the manifest. */
 static int for_each_final(golden_fn fn, void *ctx)
 {
-    FILE *f = fopen(shared_path("golden/MANIFEST.tsv"), "r");
-    assert_non_null(f);
-    static char line[1 << 16];
-    int count = 0;
-    while (fgets(line, sizeof line, f)) {
-        if (line[0] == '#')
-            continue;
-        char *cols[6] = {0};
-        int n = 0;
-        for (char *p = line; n < 6 && p;) {
-            cols[n++] = p;
-            p = strchr(p, '\t');
-            if (p)
-                *p++ = 0;
-        }
-        if (n < 5)
-            continue;
-        char *path = NULL;
-        for (char *tok = strtok(cols[4], ","); tok; tok = strtok(NULL, ",")) {
-            size_t tl = strlen(tok);
-            if (tl > 10 && strcmp(tok + tl - 10, ".final.bin") == 0)
-                path = tok;
-        }
-        if (!path)
-            continue;
-        char *dot = strstr(cols[0], ".fbe");
-        assert_non_null(dot);
-        *dot = 0;
-        pair *p = golden_pair(cols[0]);
-        char type_name[256], rel[1024];
-        snprintf(type_name, sizeof type_name, "%s.%s", cols[1], cols[2]);
-        snprintf(rel, sizeof rel, "golden/%s", path);
-        size_t len;
-        uint8_t *data = read_file(shared_path(rel), &len);
-        fn(type_in(p->interp, type_name), type_in(p->jit, type_name), data, len, path, ctx);
-        free(data);
-        count++;
-    }
-    fclose(f);
-    return count;
+    final_visit v = {fn, ctx};
+    return for_each_final_case(visit_final, &v);
 }
 
 typedef struct golden_ctx {
@@ -620,19 +592,10 @@ static const char *const jt_types[] = {"jt.Leaf",   "jt.Mid",   "jt.Top",   "jt.
                                        "jt.Mixed",  "jt.Derived", "jt.Big"};
 #define JT_NEST_TYPES 8 /* the first ones are in jt_nests */
 
-static fbe_schema *jt_load(const char *text)
-{
-    diag_capture cap;
-    fbe_schema *s = load_text(text, &cap);
-    if (!s)
-        fail_msg("schema: %s", cap.text);
-    return s;
-}
-
 static pair *jt_codecs(void)
 {
     if (!jt_full) {
-        jt_full = jt_load(jt_schema);
+        jt_full = load_text_ok(jt_schema);
         pair_make(&jt_pair, jt_full, 0);
     }
     return &jt_pair;
@@ -769,7 +732,7 @@ static void test_random(void **state)
 static void test_random_depth(void **state)
 {
     (void)state;
-    fbe_schema *s = jt_load(jt_nests);
+    fbe_schema *s = load_text_ok(jt_nests);
     report r = {0};
     bench b;
     bench_init(&b);

@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "test_util.h"
 #include "value_gen.h"
@@ -86,28 +85,10 @@ static bool verbose(void)
     return s && *s && *s != '0';
 }
 
-static uint64_t fnv1a(const char *s)
-{
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * UINT64_C(0x100000001b3);
-    return h;
-}
-
 /* splitmix64 of (type, index): independent, reproducible seeds. */
 static uint64_t value_seed(const fbe_ir_struct *st, unsigned long i)
 {
-    uint64_t z = fnv1a(st->full_name) + (uint64_t)i * UINT64_C(0x9E3779B97F4A7C15);
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return (z ^ (z >> 31)) | 1;
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    return splitmix64_mix(fnv1a(st->full_name) + (uint64_t)i * SPLITMIX64_GAMMA) | 1;
 }
 
 /* ---- state of one schema run --------------------------------------------------------- */
@@ -402,7 +383,7 @@ static void run_schema(const char *name)
             types++;
             r.st = ir;
             unsigned long before = r.failures;
-            double t0 = now_ms();
+            double t0 = now_seconds();
             for (unsigned long i = 0; i < count; i++) {
                 r.seed = single ? fixed_seed : value_seed(ir, i);
                 uint64_t rng = r.seed;
@@ -414,7 +395,8 @@ static void run_schema(const char *name)
             }
             if (verbose())
                 print_message("  %-28s %lu values x 2 models, %lu divergences, %.0f ms\n",
-                              ir->full_name, count, r.failures - before, now_ms() - t0);
+                              ir->full_name, count, r.failures - before,
+                              (now_seconds() - t0) * 1e3);
         }
     }
 

@@ -197,31 +197,10 @@ static void spec_account(void **state)
     fbe_schema_free(schema);
 }
 
-static const char ex_schema[] =
-    "package ex offset 50\n"
-    "struct Base { int16 a = 7; string s; }\n"
-    "struct Derived : Base { bool b; int32? oi; }\n"
-    "enum Color : byte { red; green = 5; blue; }\n"
-    "flags Perm : uint16 { none = 0; r = 1; w = 2; rw = r | w; }\n"
-    "struct Coll { byte[3] arr; int16[] vec; string() lst; int32! st; string<int32> mp;\n"
-    "  int32{string} hs; bytes by; string? os; Base? ob; Base[] vb; Color c = Color.blue;\n"
-    "  Perm p = Perm.rw; decimal d; uuid u; timestamp t; char ch = 'A'; wchar wc = 0x0444;\n"
-    "  float f = 1.5; }\n"
-    "struct Empty {}\n";
-
-static fbe_schema *load_ok(const char *text)
-{
-    diag_capture cap;
-    fbe_schema *s = load_text(text, &cap);
-    if (!s)
-        fail_msg("schema failed to load:\n%s", cap.text);
-    return s;
-}
-
 static void spec_derived(void **state)
 {
     (void)state;
-    fbe_schema *schema = load_ok(ex_schema);
+    fbe_schema *schema = load_text_ok(ex_schema);
     const fbe_ir_struct *derived = find_struct(schema, "ex.Derived");
     fbe_arena a;
     fbe_arena_init(&a, NULL, NULL);
@@ -245,7 +224,7 @@ static void spec_derived(void **state)
 static void spec_coll(void **state)
 {
     (void)state;
-    fbe_schema *schema = load_ok(ex_schema);
+    fbe_schema *schema = load_text_ok(ex_schema);
     const fbe_ir_struct *coll = find_struct(schema, "ex.Coll");
     const fbe_ir_struct *base = find_struct(schema, "ex.Base");
     fbe_arena a;
@@ -339,7 +318,7 @@ static const char edge_schema[] =
 static void edge_floats(void **state)
 {
     (void)state;
-    fbe_schema *schema = load_ok(edge_schema);
+    fbe_schema *schema = load_text_ok(edge_schema);
     const fbe_ir_struct *nums = find_struct(schema, "edge.Nums");
     fbe_arena a;
     fbe_arena_init(&a, NULL, NULL);
@@ -390,7 +369,7 @@ static void edge_floats(void **state)
 static void edge_integers(void **state)
 {
     (void)state;
-    fbe_schema *schema = load_ok(edge_schema);
+    fbe_schema *schema = load_text_ok(edge_schema);
     const fbe_ir_struct *ints = find_struct(schema, "edge.Ints");
     fbe_arena a;
     fbe_arena_init(&a, NULL, NULL);
@@ -430,7 +409,7 @@ static void edge_integers(void **state)
 static void edge_chars(void **state)
 {
     (void)state;
-    fbe_schema *schema = load_ok(edge_schema);
+    fbe_schema *schema = load_text_ok(edge_schema);
     const fbe_ir_struct *chars = find_struct(schema, "edge.Chars");
     fbe_arena a;
     fbe_arena_init(&a, NULL, NULL);
@@ -462,7 +441,7 @@ static void edge_chars(void **state)
 static void edge_enums_flags(void **state)
 {
     (void)state;
-    fbe_schema *schema = load_ok(edge_schema);
+    fbe_schema *schema = load_text_ok(edge_schema);
     const fbe_ir_struct *en = find_struct(schema, "edge.Enums");
     fbe_arena a;
     fbe_arena_init(&a, NULL, NULL);
@@ -499,7 +478,7 @@ static void edge_enums_flags(void **state)
 static void edge_hidden_and_inheritance(void **state)
 {
     (void)state;
-    fbe_schema *schema = load_ok(edge_schema);
+    fbe_schema *schema = load_text_ok(edge_schema);
     fbe_arena a;
     fbe_arena_init(&a, NULL, NULL);
     const fbe_ir_struct *secret = find_struct(schema, "edge.Secret");
@@ -520,7 +499,7 @@ static void edge_hidden_and_inheritance(void **state)
 static void edge_collections(void **state)
 {
     (void)state;
-    fbe_schema *schema = load_ok(edge_schema);
+    fbe_schema *schema = load_text_ok(edge_schema);
     const fbe_ir_struct *keys = find_struct(schema, "edge.Keys");
     const fbe_ir_struct *d1 = find_struct(schema, "edge.D1");
     fbe_arena a;
@@ -590,7 +569,7 @@ static void edge_collections(void **state)
 static void edge_errors(void **state)
 {
     (void)state;
-    fbe_schema *schema = load_ok(edge_schema);
+    fbe_schema *schema = load_text_ok(edge_schema);
     const fbe_ir_struct *d1 = find_struct(schema, "edge.D1");
     fbe_arena a;
     fbe_arena_init(&a, NULL, NULL);

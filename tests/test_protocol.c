@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "fbe/jit.h"
 #include "fbe/protocol.h"
@@ -87,28 +86,6 @@ static void stream_free(golden_stream *g)
 {
     free(g->bin);
     free(g->txt);
-}
-
-/* splitmix64 */
-static uint64_t rng(uint64_t *s)
-{
-    uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-static uint32_t rd32le(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void wr32le(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
 }
 
 /* ---- capturing what a receiver delivers --------------------------------------------- */
@@ -223,8 +200,8 @@ static void feed(fbe_receiver *r, const uint8_t *data, size_t len, chunking how,
         switch (how) {
         case WHOLE: n = len; break;
         case BYTEWISE: n = 1; break;
-        case RANDOM_SMALL: n = 1 + (size_t)(rng(&seed) % 17); break;
-        case RANDOM_LARGE: n = 1 + (size_t)(rng(&seed) % 700); break;
+        case RANDOM_SMALL: n = 1 + (size_t)(rng_next(&seed) % 17); break;
+        case RANDOM_LARGE: n = 1 + (size_t)(rng_next(&seed) % 700); break;
         default: n = 3; break;
         }
         if (n > len - pos)
@@ -629,7 +606,7 @@ static size_t wire_send(void *ctx, const uint8_t *data, size_t size)
         w->fail_next = false;
         return FBE_SEND_ERROR;
     }
-    size_t n = (size_t)(rng(&w->seed) % (w->max + 1)); /* may be 0: would block */
+    size_t n = (size_t)(rng_next(&w->seed) % (w->max + 1)); /* may be 0: would block */
     if (n > size)
         n = size;
     fbe_buffer_append(&w->out, data, n);
@@ -840,7 +817,7 @@ static void test_logging(void **state)
 static size_t frame_starts(const golden_stream *g, size_t *starts, size_t max)
 {
     size_t n = 0;
-    for (size_t pos = 0; pos < g->bin_len && n < max; pos += rd32le(g->bin + pos))
+    for (size_t pos = 0; pos < g->bin_len && n < max; pos += rd_u32(g->bin + pos))
         starts[n++] = pos;
     return n;
 }
@@ -884,7 +861,7 @@ static void test_malformed(void **state)
         for (uint32_t bad = 0; bad < 16; bad += 5) {
             uint8_t *b = malloc(g.bin_len);
             memcpy(b, g.bin, g.bin_len);
-            wr32le(b + f2, bad);
+            wr_u32(b + f2, bad);
             capture c;
             capture_init(&c);
             fbe_receiver *r = make_receiver(e.protocol, sc->model, &c, 0, 0);
@@ -908,12 +885,12 @@ static void test_malformed(void **state)
         {
             capture c;
             capture_init(&c);
-            size_t limit = rd32le(g.bin + f2) - 1;
+            size_t limit = rd_u32(g.bin + f2) - 1;
             fbe_receiver *r = make_receiver(e.protocol, sc->model, &c, 0, limit);
             feed(r, g.bin, g.bin_len, how, 5, (fbe_status)-1);
             size_t big = 0;
             for (size_t k = 0; k < frames; k++)
-                big += rd32le(g.bin + starts[k]) > limit;
+                big += rd_u32(g.bin + starts[k]) > limit;
             assert_int_equal(c.errors, big);
             assert_int_equal(c.first_error, FBE_TOO_LARGE);
             assert_int_equal(c.messages, g.lines - big);
@@ -925,7 +902,7 @@ static void test_malformed(void **state)
         for (unsigned noverify = 0; noverify < 2; noverify++) {
             uint8_t *b = malloc(g.bin_len);
             memcpy(b, g.bin, g.bin_len);
-            wr32le(b + f2 + 8, 0xFFFFFF); /* the message body's struct size */
+            wr_u32(b + f2 + 8, 0xFFFFFF); /* the message body's struct size */
             capture c;
             capture_init(&c);
             fbe_receiver *r = make_receiver(e.protocol, sc->model, &c,
@@ -945,7 +922,7 @@ static void test_malformed(void **state)
         {
             uint8_t *b = malloc(g.bin_len);
             memcpy(b, g.bin, g.bin_len);
-            wr32le(b + f2 + 4, 0x7FFFFFFF);
+            wr_u32(b + f2 + 4, 0x7FFFFFFF);
             capture c;
             capture_init(&c);
             fbe_receiver *r = make_receiver(e.protocol, sc->model, &c, 0, 0);
@@ -962,7 +939,7 @@ static void test_malformed(void **state)
     {
         uint8_t *b = malloc(g.bin_len);
         memcpy(b, g.bin, g.bin_len);
-        wr32le(b + f2 + 8, 0xFFFFFF);
+        wr_u32(b + f2 + 8, 0xFFFFFF);
         capture c;
         capture_init(&c);
         fbe_receiver *r = make_receiver(e.protocol, sc->model, &c, 0, 0);
@@ -1066,17 +1043,10 @@ static void mutate_run(const fbe_protocol *p, fbe_model model, const uint8_t *da
     }
 }
 
-static double seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void test_mutations(void **state)
 {
     (void)state;
-    double t0 = seconds();
+    double t0 = now_seconds();
     mutation_stats total = {0};
     for (size_t i = 0; i < STREAM_COUNT; i++) {
         const stream_case *sc = &streams[i];
@@ -1090,14 +1060,14 @@ static void test_mutations(void **state)
         /* Truncations (every 4th length, and the last 40). */
         for (size_t n = 0; n <= g.bin_len; n++)
             if (n % 4 == 0 || n + 40 > g.bin_len)
-                mutate_run(e.protocol, sc->model, g.bin, n, rng(&seed), &ms);
+                mutate_run(e.protocol, sc->model, g.bin, n, rng_next(&seed), &ms);
         /* Byte flips: every position with 0xFF, every 3rd with 0x01 too. */
         for (size_t pos = 0; pos < g.bin_len; pos++) {
             static const uint8_t xors[] = {0xFF, 0x01};
             for (size_t k = 0; k < (pos % 3 ? 1u : 2u); k++) {
                 memcpy(b, g.bin, g.bin_len);
                 b[pos] ^= xors[k];
-                mutate_run(e.protocol, sc->model, b, g.bin_len, rng(&seed), &ms);
+                mutate_run(e.protocol, sc->model, b, g.bin_len, rng_next(&seed), &ms);
             }
         }
         /* Absurd sizes and offsets at every frame. */
@@ -1107,34 +1077,35 @@ static void test_mutations(void **state)
                                          15,         16,         17,         0x7FFFFFFF, 0x80000000,
                                          0xFFFFFFFF, 0xFFFFFFF0, 1u << 20,   (1u << 24) + 1};
         for (size_t f = 0; f < frames; f++) {
-            uint32_t len = rd32le(g.bin + starts[f]);
+            uint32_t len = rd_u32(g.bin + starts[f]);
             uint32_t extra[] = {len - 1, len + 1, len * 2};
             for (size_t k = 0; k < sizeof sizes / sizeof sizes[0] + 3; k++) {
                 memcpy(b, g.bin, g.bin_len);
                 uint32_t v = k < sizeof sizes / sizeof sizes[0] ? sizes[k]
                                                                 : extra[k - sizeof sizes / sizeof sizes[0]];
-                wr32le(b + starts[f], v);
-                mutate_run(e.protocol, sc->model, b, g.bin_len, rng(&seed), &ms);
+                wr_u32(b + starts[f], v);
+                mutate_run(e.protocol, sc->model, b, g.bin_len, rng_next(&seed), &ms);
                 /* The same in the first inner offset / type field. */
                 memcpy(b, g.bin, g.bin_len);
-                wr32le(b + starts[f] + 4, v);
-                mutate_run(e.protocol, sc->model, b, g.bin_len, rng(&seed), &ms);
+                wr_u32(b + starts[f] + 4, v);
+                mutate_run(e.protocol, sc->model, b, g.bin_len, rng_next(&seed), &ms);
                 if (sc->model == FBE_STANDARD) {
                     memcpy(b, g.bin, g.bin_len);
-                    wr32le(b + starts[f] + 8, v);
-                    mutate_run(e.protocol, sc->model, b, g.bin_len, rng(&seed), &ms);
+                    wr_u32(b + starts[f] + 8, v);
+                    mutate_run(e.protocol, sc->model, b, g.bin_len, rng_next(&seed), &ms);
                 }
             }
         }
         /* Random garbage, and golden frames between garbage. */
         for (int k = 0; k < 200; k++) {
-            size_t n = 1 + (size_t)(rng(&seed) % 300);
+            size_t n = 1 + (size_t)(rng_next(&seed) % 300);
             uint8_t *junk = malloc(n + g.bin_len);
             for (size_t j = 0; j < n; j++)
-                junk[j] = (uint8_t)rng(&seed);
+                junk[j] = (uint8_t)rng_next(&seed);
             if (k % 2)
                 memcpy(junk + n, g.bin, g.bin_len);
-            mutate_run(e.protocol, sc->model, junk, k % 2 ? n + g.bin_len : n, rng(&seed), &ms);
+            mutate_run(e.protocol, sc->model, junk, k % 2 ? n + g.bin_len : n, rng_next(&seed),
+                       &ms);
             free(junk);
         }
         free(b);
@@ -1144,7 +1115,7 @@ static void test_mutations(void **state)
         stream_free(&g);
         env_close(&e);
     }
-    print_message("  mutations: %zu runs in %.1f s\n", total.runs, seconds() - t0);
+    print_message("  mutations: %zu runs in %.1f s\n", total.runs, now_seconds() - t0);
 }
 
 /* ---- fbec decode --stream ---------------------------------------------------------------------- */
@@ -1227,7 +1198,7 @@ static void test_cli_stream(void **state)
     for (size_t k = 0; k < 3; k++) {
         memcpy(b, g.bin, g.bin_len);
         if (bad[k].value)
-            wr32le(b + bad[k].at, bad[k].value);
+            wr_u32(b + bad[k].at, bad[k].value);
         const char *in = tmp("bad.bin");
         write_bytes(in, b, bad[k].length);
         snprintf(cmd, sizeof cmd, "'%s' decode --stream --schema '%s/proto.fbe' '%s' > /dev/null",

@@ -16,7 +16,7 @@
 
 #include "chat.h" /* generated from examples/chat.fbe */
 #include "fbe/protocol.h"
-#include "test_util.h"
+#include "test_cmd.h"
 
 /* ---- a client and a server connected in memory ---------------------------------------- */
 
@@ -533,14 +533,6 @@ static const char app_fbe[] =
     "message Ping2 { uuid [id]; }\n"
     "[request] [response(Ok)]\n"
     "message NoId { int32 x; }\n";
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
 
 typedef struct generic_server {
     const fbe_protocol *p;

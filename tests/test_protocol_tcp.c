@@ -32,13 +32,6 @@
 
 enum { MAX_CONNECTIONS = 8, SMALL_BUFFER = 4096, REQUESTS = 3000 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void set_nonblocking(int fd)
 {
     int flags = fcntl(fd, F_GETFL, 0);
@@ -299,8 +292,8 @@ static int connect_to(uint16_t port)
 /* Waits until the server sees `n` closed connections (bounded). */
 static void wait_closed(server *s, size_t n)
 {
-    double end = now_s() + 10;
-    while (atomic_load(&s->closed) < n && now_s() < end) {
+    double end = now_seconds() + 10;
+    while (atomic_load(&s->closed) < n && now_seconds() < end) {
         struct timespec ts = {0, 2000000};
         nanosleep(&ts, NULL);
     }
@@ -411,8 +404,8 @@ static fbe_uuid next_id(void)
 /* Drives I/O until `cond` holds or the deadline passes. */
 #define RUN_UNTIL(cs, cond, seconds)                                                       \
     do {                                                                                   \
-        double end_ = now_s() + (seconds);                                                 \
-        while (!(cond) && now_s() < end_)                                                  \
+        double end_ = now_seconds() + (seconds);                                           \
+        while (!(cond) && now_seconds() < end_)                                            \
             assert_true(client_io((cs), 10));                                              \
         assert_true(cond);                                                                 \
     } while (0)
@@ -428,7 +421,7 @@ static void test_tcp(void **state)
     fbe_protocol *p = fbe_protocol_create(codec, NULL, NULL); /* shared by both threads */
     server srv;
     server_start(&srv, p);
-    double t0 = now_s();
+    double t0 = now_seconds();
 
     /* 1. Many messages both ways. */
     client_state cs;
@@ -478,7 +471,7 @@ static void test_tcp(void **state)
     RUN_UNTIL(&cs, atomic_load(&srv.leaves) == 1, 10);
     assert_int_equal(atomic_load(&srv.says), REQUESTS + REQUESTS / 100 + 1);
     print_message("  %zu requests, %zu responses, %zu rejects, %zu notifications in %.2f s\n",
-                  (size_t)REQUESTS + 3, cs.responses, cs.rejects, cs.said, now_s() - t0);
+                  (size_t)REQUESTS + 3, cs.responses, cs.rejects, cs.said, now_seconds() - t0);
 
     /* 2. A peer that sends garbage: reported and disconnected; the server goes on. */
     size_t closed = atomic_load(&srv.closed);
@@ -494,9 +487,9 @@ static void test_tcp(void **state)
         assert_int_equal(send(fd, junk[k], sizeof junk[k], MSG_NOSIGNAL), (ssize_t)sizeof junk[k]);
         /* The server hangs up: read until EOF (bounded). */
         struct pollfd pf = {.fd = fd, .events = POLLIN};
-        double end = now_s() + 10;
+        double end = now_seconds() + 10;
         bool eof = false;
-        while (!eof && now_s() < end) {
+        while (!eof && now_seconds() < end) {
             if (poll(&pf, 1, 50) > 0) {
                 uint8_t b[256];
                 ssize_t n = recv(fd, b, sizeof b, 0);
@@ -537,7 +530,7 @@ static void test_tcp(void **state)
     assert_int_equal(atomic_load(&srv.send_errors), 0);
     assert_int_equal(atomic_load(&srv.accepted), closed);
     server_stop(&srv);
-    print_message("  total %.2f s\n", now_s() - t0);
+    print_message("  total %.2f s\n", now_seconds() - t0);
     fbe_protocol_free(p);
     fbe_codec_free(codec);
     fbe_schema_free(schema);

@@ -131,18 +131,7 @@ static void test_example_layouts(void **state)
 {
     (void)state;
     diag_capture cap;
-    fbe_schema *s = load_text(
-        "package ex offset 50\n"
-        "struct Base { int16 a = 7; string s; }\n"
-        "struct Derived : Base { bool b; int32? oi; }\n"
-        "enum Color : byte { red; green = 5; blue; }\n"
-        "flags Perm : uint16 { none = 0; r = 1; w = 2; rw = r | w; }\n"
-        "struct Coll { byte[3] arr; int16[] vec; string() lst; int32! st; string<int32> mp;\n"
-        "  int32{string} hs; bytes by; string? os; Base? ob; Base[] vb; Color c = Color.blue;\n"
-        "  Perm p = Perm.rw; decimal d; uuid u; timestamp t; char ch = 'A'; wchar wc = 0x0444;\n"
-        "  float f = 1.5; }\n"
-        "struct Empty {}\n",
-        &cap);
+    fbe_schema *s = load_text(ex_schema, &cap);
     if (!s)
         fail_msg("%s", cap.text);
     const fbe_ir_struct *base = fbe_schema_find_struct(s, "Base");

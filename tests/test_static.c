@@ -11,12 +11,11 @@
  *     of every golden buffer (verify status/offset/struct/field, deserialize
  *     status and decoded value), other depth limits and arena limits;
  *   - the command line. */
-#include "test_util.h"
+#include "test_cmd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #ifndef FBE_STATIC_CC
 #define FBE_STATIC_CC "cc"
@@ -24,8 +23,6 @@
 #ifndef FBE_STATIC_FLAGS
 #define FBE_STATIC_FLAGS ""
 #endif
-
-#define STRICT_FLAGS "-std=c11 -Wall -Wextra -pedantic -Werror"
 
 /* Values per type of the differential run (the sanitizer build runs fewer). */
 #define DIFF_VALUES (FBE_TEST_SANITIZED ? 10 : 30)
@@ -35,38 +32,6 @@ static const char *const golden[][2] = {
 #define GOLDEN_COUNT (sizeof golden / sizeof golden[0])
 
 static char dir[2048], schemas[2048];
-
-static char *fmt(const char *format, ...)
-{
-    static char bufs[8][8192];
-    static int next;
-    char *b = bufs[next++ % 8];
-    va_list ap;
-    va_start(ap, format);
-    vsnprintf(b, sizeof bufs[0], format, ap);
-    va_end(ap);
-    return b;
-}
-
-static void expect_status(const char *cmd, int expected, char **output)
-{
-    char *out = NULL;
-    int rc = run_command(cmd, &out);
-    if (rc != expected)
-        print_message("$ %s\n%s\n(exit status %d, expected %d)\n", cmd, out ? out : "", rc,
-                      expected);
-    if (output)
-        *output = out;
-    else
-        free(out);
-    assert_int_equal(rc, expected);
-}
-
-static bool file_exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
 
 /* fbec c for every golden schema, then one object per schema (compiled once,
  * linked into every check program). */

@@ -6,6 +6,19 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
+
+const char ex_schema[] =
+    "package ex offset 50\n"
+    "struct Base { int16 a = 7; string s; }\n"
+    "struct Derived : Base { bool b; int32? oi; }\n"
+    "enum Color : byte { red; green = 5; blue; }\n"
+    "flags Perm : uint16 { none = 0; r = 1; w = 2; rw = r | w; }\n"
+    "struct Coll { byte[3] arr; int16[] vec; string() lst; int32! st; string<int32> mp;\n"
+    "  int32{string} hs; bytes by; string? os; Base? ob; Base[] vb; Color c = Color.blue;\n"
+    "  Perm p = Perm.rw; decimal d; uuid u; timestamp t; char ch = 'A'; wchar wc = 0x0444;\n"
+    "  float f = 1.5; }\n"
+    "struct Empty {}\n";
 
 const char *shared_path(const char *relative)
 {
@@ -69,6 +82,15 @@ fbe_schema *load_text(const char *text, diag_capture *cap)
     return s;
 }
 
+fbe_schema *load_text_ok(const char *text)
+{
+    diag_capture cap;
+    fbe_schema *s = load_text(text, &cap);
+    if (!s)
+        fail_msg("schema failed to load:\n%s", cap.text);
+    return s;
+}
+
 fbe_schema *load_golden(const char *name)
 {
     char rel[256];
@@ -104,4 +126,64 @@ int run_command(const char *cmd, char **output)
     else
         free(buf);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int rm_rf(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int for_each_final_case(final_case_fn fn, void *ctx)
+{
+    FILE *f = fopen(shared_path("golden/MANIFEST.tsv"), "r");
+    assert_non_null(f);
+    static char line[1 << 16];
+    int count = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#')
+            continue;
+        char *cols[6] = {0};
+        int n = 0;
+        for (char *p = line; n < 6 && p;) {
+            cols[n++] = p;
+            p = strchr(p, '\t');
+            if (p)
+                *p++ = 0;
+        }
+        if (n < 5)
+            continue;
+        char *path = NULL;
+        for (char *tok = strtok(cols[4], ","); tok; tok = strtok(NULL, ",")) {
+            size_t tl = strlen(tok);
+            if (strncmp(tok, "cases/", 6) == 0 && tl > 10 &&
+                strcmp(tok + tl - 10, ".final.bin") == 0)
+                path = tok;
+        }
+        if (!path)
+            continue;
+        char *dot = strstr(cols[0], ".fbe");
+        assert_non_null(dot);
+        *dot = 0; /* "proto.fbe" -> "proto" */
+        char type_name[256], rel[1024];
+        assert_true(strlen(cols[1]) + strlen(cols[2]) + 2 <= sizeof type_name);
+        assert_true(strlen(path) + 8 <= sizeof rel);
+        snprintf(type_name, sizeof type_name, "%s.%s", cols[1], cols[2]);
+        snprintf(rel, sizeof rel, "golden/%s", path);
+        size_t len;
+        uint8_t *data = read_file(shared_path(rel), &len);
+        fn(cols[0], type_name, path, data, len, ctx);
+        free(data);
+        count++;
+    }
+    fclose(f);
+    return count;
 }
