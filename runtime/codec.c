@@ -59,6 +59,16 @@ const fbe_type *fbe_codec_type_of(const fbe_codec *codec, const fbe_ir_struct *i
     return NULL;
 }
 
+size_t fbe_codec_type_count(const fbe_codec *codec)
+{
+    return codec->type_count;
+}
+
+const fbe_type *fbe_codec_type_at(const fbe_codec *codec, size_t index)
+{
+    return index < codec->type_count ? &codec->types[index] : NULL;
+}
+
 /* ---- AOT codecs ---------------------------------------------------------------- */
 
 /* Entry points an object does not have natively: they fail cleanly. */

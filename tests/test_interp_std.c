@@ -544,6 +544,35 @@ static void test_order(void **state)
     fixture_free(&fx);
 }
 
+/* The type table in the order the header promises: test.fbe imports proto, so
+ * proto's structs (declaration order in proto.fbe) come first, then test's. */
+static void test_type_table(void **state)
+{
+    (void)state;
+    static const char *const proto_types[] = {"proto.Order",        "proto.Balance",
+                                              "proto.Account",      "proto.OrderMessage",
+                                              "proto.BalanceMessage", "proto.AccountMessage"};
+    fixture fx;
+    fixture_golden(&fx, "test");
+    size_t n = fbe_codec_type_count(fx.codec);
+    assert_int_equal(n, 6 + 12); /* 12: the struct and message lines of test.fbe */
+    for (size_t i = 0; i < n; i++) {
+        const fbe_type *t = fbe_codec_type_at(fx.codec, i);
+        assert_non_null(t);
+        assert_ptr_equal(t->codec, fx.codec);
+        if (i < 6)
+            assert_string_equal(t->ir->full_name, proto_types[i]);
+        else
+            assert_string_equal(t->ir->package->name, "test");
+        assert_ptr_equal(fbe_codec_type_of(fx.codec, t->ir), t);
+        assert_ptr_equal(fbe_codec_type(fx.codec, t->ir->full_name), t);
+    }
+    assert_string_equal(fbe_codec_type_at(fx.codec, 6)->ir->full_name, "test.StructSimple");
+    assert_null(fbe_codec_type_at(fx.codec, n));
+    assert_null(fbe_codec_type_at(fx.codec, SIZE_MAX));
+    fixture_free(&fx);
+}
+
 static P_Order account_order = {2, {"X", 1}, 0, 2, 1.5, 10.0};
 static P_Balance account_asset = {{"EUR", 3}, 2.0};
 
@@ -1642,6 +1671,7 @@ static void test_mutations(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_type_table),
         cmocka_unit_test(test_order),
         cmocka_unit_test(test_account),
         cmocka_unit_test(test_account_default),

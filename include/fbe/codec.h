@@ -109,6 +109,12 @@ unsigned fbe_codec_max_depth(const fbe_codec *codec);
 const fbe_type *fbe_codec_type(const fbe_codec *codec, const char *name);
 const fbe_type *fbe_codec_type_of(const fbe_codec *codec, const fbe_ir_struct *ir);
 
+/* Every struct type of the codec, for tools that walk a schema they do not know
+ * (converters, protocol tables): index 0 .. count-1, packages in dependency order
+ * (imports first), each package's structs in declaration order. NULL past the end. */
+size_t fbe_codec_type_count(const fbe_codec *codec);
+const fbe_type *fbe_codec_type_at(const fbe_codec *codec, size_t index);
+
 static inline size_t fbe_size(const fbe_type *t, fbe_model m, const void *value)
 {
     return t->ops[m].size(t, value);
