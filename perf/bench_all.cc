@@ -11,6 +11,13 @@
 //   verify       bytes -> "safe to read" (only libraries that have it)
 // perf/peers/bench_*.cc say what each of those is for their library.
 //
+// JSON rows (system fbe_json): the README account to and from the reference's
+// JSON text, the counterpart of the RapidJSON row. JSON is written and read by
+// reflection over the IR, the same code whichever backend made the value, so
+// there is one row, not one per backend. serialize writes compact JSON into one
+// reused buffer; deserialize reads it with one reused reader into a host value
+// (strings and the orders in one reused arena, reset each time).
+//
 // FBE rows: each backend (interp; jit with the host CPU; aot and static when
 // perf/CMakeLists.txt links their code for proto.fbe) x model (standard, final). Every backend must write the golden bytes of the README
 // account, and the same bytes as the interpreter for the large one, before
@@ -28,6 +35,7 @@
 #include "fbe/buffer.h"
 #include "fbe/codec.h"
 #include "fbe/jit.h"
+#include "fbe/json.h"
 #include "fbe/schema.h"
 #include "peers/account.h"
 
@@ -202,6 +210,90 @@ void fbe_verify_loop(benchmark::State &state, const fbe_type *t, fbe_model m,
     }
 }
 
+std::string json_text(const fbe_type *t, const void *value)
+{
+    fbe_buffer buf;
+    fbe_buffer_init(&buf, nullptr, nullptr);
+    fbe_json_error err;
+    if (fbe_json_write(t->ir, value, 0, &buf, &err) != FBE_OK)
+        peer::die("fbe_json_write", err.message);
+    std::string text(reinterpret_cast<const char *>(buf.data), buf.size);
+    fbe_buffer_free(&buf);
+    return text;
+}
+
+void fbe_to_json_loop(benchmark::State &state, const fbe_type *t, const void *v)
+{
+    fbe_buffer buf;
+    fbe_buffer_init(&buf, nullptr, nullptr);
+    for (auto _ : state) {
+        fbe_buffer_clear(&buf);
+        fbe_status st = fbe_json_write(t->ir, v, 0, &buf, nullptr);
+        if (st != FBE_OK)
+            state.SkipWithError(fbe_strerror(st));
+        benchmark::DoNotOptimize(buf.data);
+        benchmark::ClobberMemory();
+    }
+    fbe_buffer_free(&buf);
+}
+
+void fbe_from_json_loop(benchmark::State &state, const fbe_type *t, const std::string &text)
+{
+    fbe_json_reader *reader = fbe_json_reader_new();
+    if (!reader)
+        peer::die("fbe_json_reader_new", "out of memory");
+    fbe_arena arena;
+    fbe_arena_init(&arena, nullptr, nullptr);
+    std::vector<uint8_t> value(t->ir->host_size);
+    fbe_json_read_options opts = {};
+    opts.arena = &arena;
+    for (auto _ : state) {
+        fbe_arena_reset(&arena);
+        fbe_status st = fbe_json_read(reader, t->ir, text.data(), text.size(), value.data(), &opts,
+                                      nullptr);
+        if (st != FBE_OK)
+            state.SkipWithError(fbe_strerror(st));
+        benchmark::DoNotOptimize(value.data());
+        benchmark::ClobberMemory();
+    }
+    fbe_arena_free(&arena);
+    fbe_json_reader_free(reader);
+}
+
+// Before anything is timed: the README account's JSON is the golden text, and
+// reading each text back gives a value that serializes to the same frame.
+void register_json(const Fbe &fbe)
+{
+    const fbe_type *t = fbe.backends.front().account;
+    const std::string golden = FBE_SHARED_DIR "/golden/cases/proto/Account/readme.json";
+    for (Msg g : {Msg::readme, Msg::large}) {
+        auto *text = new std::string(json_text(t, fbe.value[int(g)])); // lives as long as the rows
+        if (g == Msg::readme) {
+            std::vector<uint8_t> expected = read_all(golden);
+            if (*text != std::string(expected.begin(), expected.end()))
+                peer::die("fbe_json", "the JSON differs from the golden readme.json");
+        }
+        fbe_json_reader *reader = fbe_json_reader_new();
+        fbe_arena arena;
+        fbe_arena_init(&arena, nullptr, nullptr);
+        void *back = fbe_arena_zalloc(&arena, t->ir->host_size);
+        fbe_json_read_options opts = {};
+        opts.arena = &arena;
+        fbe_json_error err;
+        if (!reader || !back ||
+            fbe_json_read(reader, t->ir, text->data(), text->size(), back, &opts, &err) != FBE_OK)
+            peer::die("fbe_json_read", reader && back ? err.message : "out of memory");
+        if (serialize(t, FBE_STANDARD, back) != fbe.frame[int(g)][FBE_STANDARD])
+            peer::die("fbe_json", "the JSON does not read back to the same value");
+        fbe_arena_free(&arena);
+        fbe_json_reader_free(reader);
+        peer::add_row(g, "fbe_json", "serialize", text->size(),
+                      [t, &fbe, g](benchmark::State &s) { fbe_to_json_loop(s, t, fbe.value[int(g)]); });
+        peer::add_row(g, "fbe_json", "deserialize", text->size(),
+                      [t, text](benchmark::State &s) { fbe_from_json_loop(s, t, *text); });
+    }
+}
+
 void register_fbe()
 {
     static Fbe fbe; // outlives every row
@@ -225,6 +317,7 @@ void register_fbe()
             }
         }
     }
+    register_json(fbe);
 }
 
 } // namespace

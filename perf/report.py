@@ -43,6 +43,7 @@ SYSTEMS = [
     ("flatbuffers_unpack", "FlatBuffers (unpack)"),
     ("capnp", "Cap'n Proto (read in place)"),
     ("msgpack", "msgpack-c"),
+    ("fbe_json", "fbe-c JSON (every backend)"),
     ("rapidjson", "RapidJSON"),
 ]
 NAMES = dict(SYSTEMS)
@@ -58,6 +59,9 @@ REFERENCE = {
     "Cap'n Proto 0.9.2": (240, 247, 206, None),
     "msgpack-c 4": (124, 201, 367, None),
     "RapidJSON": (349, 683, 1170, None),
+    # Not in the README: the reference's own JSON (its rapidjson-based
+    # to_json/from_json, parse included) on the README account, from the JSON issue.
+    "FBE C++ JSON": (349, 727, 1219, None),
 }
 # Which reference row each of our rows is compared with.
 REFERENCE_OF = {
@@ -73,6 +77,7 @@ REFERENCE_OF = {
     "flatbuffers": "FlatBuffers 2.0.8",
     "capnp": "Cap'n Proto 0.9.2",
     "msgpack": "msgpack-c 4",
+    "fbe_json": "FBE C++ JSON",
     "rapidjson": "RapidJSON",
 }
 
@@ -253,13 +258,29 @@ def same_run_table(medians):
         return []
     lines = ["| Row | Serialize | Deserialize |", "|---|---:|---:|"]
     for s in present(medians, "readme"):
-        if not s.startswith("fbe_"):
+        if not s.startswith("fbe_") or s == "fbe_json":
             continue
         cells = []
         for op in ("serialize", "deserialize"):
             ours = ns_of(medians, "readme", s, op)
             cells.append("%.1f×" % (base[op] / ours) if ours and base[op] else "—")
         lines.append("| %s | %s |" % (NAMES[s], " | ".join(cells)))
+    return lines
+
+
+def json_table(medians):
+    """fbe-c's JSON against RapidJSON of the same run, both messages."""
+    lines = ["| Message | fbe-c to JSON | RapidJSON write | ratio | fbe-c from JSON | "
+             "RapidJSON parse (DOM only) | ratio |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for message, label in (("readme", "README account"), ("large", "100,000 orders")):
+        cells = []
+        for op in ("serialize", "deserialize"):
+            ours = ns_of(medians, message, "fbe_json", op)
+            theirs = ns_of(medians, message, "rapidjson", op)
+            if not ours or not theirs:
+                return []
+            cells += [fmt_ns(ours), fmt_ns(theirs), "%.2f" % (ours / theirs)]
+        lines.append("| %s | %s |" % (label, " | ".join(cells)))
     return lines
 
 
@@ -353,6 +374,7 @@ exactly the README account; the fbe-c rows also that they are the golden bytes
 | FlatBuffers (unpack) | — | object API: `UnPackTo` a reused `AccountT` (owned strings, vectors) | — |
 | Cap'n Proto | plain C++ struct → `MallocMessageBuilder` on a reused zeroed segment → `writeMessage` | read in place: `FlatArrayMessageReader` and every field (bounds-checked on access) | — (no separate verify) |
 | msgpack-c | plain C++ struct → `msgpack_packer` into a reused `msgpack_sbuffer` (structs as arrays, the layout of msgpack-c's `MSGPACK_DEFINE`) | `msgpack_unpack_next` into a `msgpack_object` tree (a fresh zone each call) | — |
+| fbe-c JSON | host struct → `fbe_json_write` (compact) into a reused `fbe_buffer`, the golden `readme.json` text | `fbe_json_read` with a reused reader into a host struct; strings and orders in an arena reset each time | — |
 | RapidJSON | plain C++ struct → `Writer<StringBuffer>` (the same text as the golden readme.json) | `Document::Parse` into the DOM, pool allocator with a reused first 64 KiB | — |
 
 The large message is the same account with 100,000 orders (order *i* has id
@@ -456,6 +478,18 @@ def main():
         w("How many times faster than protobuf C++ in this run (its time ÷ the row's time):")
         w("")
         out.extend(same)
+        w("")
+    js = json_table(medians)
+    if js:
+        w("### JSON against RapidJSON, same run")
+        w("")
+        w("fbe-c's JSON row (`fbe_json_write` / `fbe_json_read`, the same code for "
+          "every backend) next to RapidJSON on the same text, ns per operation; ratio "
+          "below 1: fbe-c is faster. RapidJSON's deserialize stops at its DOM, while "
+          "fbe-c's fills the host struct, as the reference's `from_json` does after "
+          "its own rapidjson parse.")
+        w("")
+        out.extend(js)
         w("")
     w("### Against the reference C++ figures")
     w("")
