@@ -110,6 +110,25 @@ static size_t magnitude_digits(uint32_t hi, uint64_t lo, char *out)
     return n;
 }
 
+/* True when text (n bytes, more than 15 significant digits in dig[0..nd)) is
+ * exactly printf("%f") of its own double: the form the reader takes for the
+ * reference's lossy output and rounds to 15 digits (docs/json.md). */
+static bool is_printf_of_double(const char *text, size_t n)
+{
+    char copy[FBE_JSON_DECIMAL_MAX + 1], again[400];
+    memcpy(copy, text, n);
+    copy[n] = 0;
+    int m = snprintf(again, sizeof again, "%f", strtod(copy, NULL));
+    return m > 0 && (size_t)m == n && memcmp(again, copy, n) == 0;
+}
+
+static bool looks_like_reference_text(const char *dig, size_t nd, const char *text, size_t n)
+{
+    while (nd > 0 && dig[nd - 1] == '0')
+        nd--;
+    return nd > 15 && is_printf_of_double(text, n);
+}
+
 size_t fbe_json__decimal_format(const fbe_decimal *d, char *out)
 {
     char dig[32];
@@ -141,6 +160,8 @@ size_t fbe_json__decimal_format(const fbe_decimal *d, char *out)
         frac_len = scale;
     }
     for (; frac_len < 6; frac_len++)
+        out[n++] = '0';
+    if (looks_like_reference_text(dig, nd, out, n))
         out[n++] = '0';
     return n;
 }
@@ -237,14 +258,7 @@ bool fbe_json__decimal_parse(const char *text, size_t len, fbe_decimal *out)
         /* More digits than the reference keeps. If the text is exactly what the
          * reference's printf("%f") makes of some double, it came from a reference
          * writer: read it the reference's way (rounded to 15 digits). */
-        if (len < 400) {
-            char copy[400], again[400];
-            memcpy(copy, text, len);
-            copy[len] = 0;
-            double dv = strtod(copy, NULL);
-            int n = snprintf(again, sizeof again, "%f", dv);
-            reference_text = n > 0 && (size_t)n == len && memcmp(again, copy, len) == 0;
-        }
+        reference_text = len <= FBE_JSON_DECIMAL_MAX && is_printf_of_double(text, len);
     }
     if (!reference_text && nsig == total_sig && e >= -28 && e <= 28) {
         uint32_t w[3] = {0, 0, 0};

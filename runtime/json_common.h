@@ -28,6 +28,18 @@ static inline unsigned fbe_json_int_width(fbe_ir_kind kind)
     }
 }
 
+/* The integer kind a value of type t is stored as: enum and flags by their
+ * base, timestamps as uint64; every other kind is itself. */
+static inline fbe_ir_kind fbe_json_int_kind(const fbe_ir_type *t)
+{
+    switch (t->kind) {
+    case FBE_IR_ENUM: return t->enum_type->base;
+    case FBE_IR_FLAGS: return t->flags_type->base;
+    case FBE_IR_TIMESTAMP: return FBE_IR_UINT64;
+    default: return t->kind;
+    }
+}
+
 /* ---- error paths (collected while an error unwinds, innermost first) ------------------------------------------------------------------ */
 
 typedef enum fbe_json_seg_kind { FBE_JSEG_FIELD, FBE_JSEG_INDEX, FBE_JSEG_KEY } fbe_json_seg_kind;
@@ -81,8 +93,11 @@ void fbe_json__with_path(fbe_json_error *err, const fbe_json_path *path);
 
 /* The exact value of d: optional '-', the integer digits, '.', and max(scale, 6)
  * fractional digits (so every decimal whose double prints exactly with "%f" gets
- * the reference's very text). Returns the length written; out holds at least
- * FBE_JSON_DECIMAL_MAX bytes. */
+ * the reference's very text). One exception keeps our own text lossless: a value
+ * of more than 15 significant digits whose text is exactly printf("%f") of a
+ * double would be read back as the reference's rounded output, so it gets a
+ * seventh fractional zero (the same number to the reference's stod). Returns the
+ * length written; out holds at least FBE_JSON_DECIMAL_MAX bytes. */
 #define FBE_JSON_DECIMAL_MAX 300
 size_t fbe_json__decimal_format(const fbe_decimal *d, char *out);
 

@@ -146,17 +146,6 @@ NOINLINE static fbe_status nomem(jreader *r)
 
 /* ---- integers ------------------------------------------------------------------------------ */
 
-/* The integer kind a type is stored as (enum and flags by their base). */
-static fbe_ir_kind int_kind(const fbe_ir_type *t)
-{
-    switch (t->kind) {
-    case FBE_IR_ENUM: return t->enum_type->base;
-    case FBE_IR_FLAGS: return t->flags_type->base;
-    case FBE_IR_TIMESTAMP: return FBE_IR_UINT64;
-    default: return t->kind;
-    }
-}
-
 /* An integer value: negative (then v is its two's complement) or not. */
 typedef struct jint {
     bool neg;
@@ -297,12 +286,10 @@ static fbe_status copy_string(jreader *r, const char *s, size_t n, void *ptr)
 {
     fbe_string out = {NULL, 0};
     if (n) {
-        char *p = fbe_arena_alloc(r->arena, n + 1);
-        if (UNLIKELY(!p))
+        /* NUL-terminated as a convenience, as binary deserialize does */
+        out.data = fbe_arena_strndup(r->arena, s, n);
+        if (UNLIKELY(!out.data))
             return nomem(r);
-        memcpy(p, s, n);
-        p[n] = 0; /* a convenience, as binary deserialize does */
-        out.data = p;
         out.size = n;
     }
     memcpy(ptr, &out, sizeof out);
@@ -363,10 +350,8 @@ static void init_value(const fbe_ir_type *t, void *ptr)
         return;
     }
     memset(ptr, 0, t->host_size);
-    if (t->kind == FBE_IR_ARRAY && t->elem->kind == FBE_IR_STRUCT)
-        for (uint32_t i = 0; i < t->array_len; i++)
-            init_value(t->elem, (char *)ptr + (size_t)i * t->elem->host_size);
-    else if (t->kind == FBE_IR_ARRAY && t->elem->kind == FBE_IR_ARRAY)
+    if (t->kind == FBE_IR_ARRAY &&
+        (t->elem->kind == FBE_IR_STRUCT || t->elem->kind == FBE_IR_ARRAY))
         for (uint32_t i = 0; i < t->array_len; i++)
             init_value(t->elem, (char *)ptr + (size_t)i * t->elem->host_size);
 }
@@ -443,7 +428,7 @@ static fbe_status read_value(jreader *r, const fbe_ir_type *t, void *ptr, size_t
     case FBE_IR_INT8: case FBE_IR_UINT8: case FBE_IR_INT16: case FBE_IR_UINT16:
     case FBE_IR_INT32: case FBE_IR_UINT32: case FBE_IR_INT64: case FBE_IR_UINT64:
     case FBE_IR_TIMESTAMP: case FBE_IR_ENUM: case FBE_IR_FLAGS:
-        return read_int(r, int_kind(t), idx, ptr);
+        return read_int(r, fbe_json_int_kind(t), idx, ptr);
     case FBE_IR_FLOAT:
     case FBE_IR_DOUBLE: {
         double d;
@@ -653,7 +638,7 @@ static fbe_status read_key(jreader *r, const fbe_ir_type *k, const char *s, size
     case FBE_IR_STRUCT:
         return read_struct_key(r, k->struct_type, s, n, ptr);
     default: {
-        fbe_ir_kind kind = int_kind(k);
+        fbe_ir_kind kind = fbe_json_int_kind(k);
         if (!fbe_ir_kind_is_integer(kind))
             return fbe_json__fail(r->err, FBE_INVALID_ARGUMENT,
                                   "a %s cannot be a map key", fbe_ir_kind_name(k->kind));
@@ -725,7 +710,7 @@ static inline fbe_status read_member(jreader *r, const fbe_ir_field *f, char *ds
     case FBE_IR_UINT64: case FBE_IR_TIMESTAMP: case FBE_IR_ENUM: case FBE_IR_FLAGS:
         if (LIKELY(tt == 'l')) {
             int64_t x = i64_at(r, v);
-            fbe_ir_kind kind = int_kind(t);
+            fbe_ir_kind kind = fbe_json_int_kind(t);
             *next = v + 2;
             /* the widths most fields have, when in range; the rest (and the
              * range errors) through store_int */

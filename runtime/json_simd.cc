@@ -237,16 +237,6 @@ bool from_tape(fbe_jparser *p, const simdjson::dom::document &doc)
             i++;
             continue;
         }
-        case '"': {
-            const uint8_t *at = strings + (w & 0x00FFFFFFFFFFFFFFu);
-            uint32_t len;
-            std::memcpy(&len, at, sizeof len);
-            node->type = FBE_JN_STRING;
-            node->v.s.p = reinterpret_cast<const char *>(at + sizeof len);
-            node->v.s.n = len;
-            i++;
-            break;
-        }
         case 'l':
             node->type = FBE_JN_INT64;
             std::memcpy(&node->v.i, &tape[i + 1], 8);

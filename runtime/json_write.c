@@ -619,10 +619,7 @@ static fbe_status w_key(writer *w, const fbe_ir_type *k, const void *ptr)
         return st;
     }
     default: {
-        fbe_ir_kind kind = k->kind == FBE_IR_ENUM    ? k->enum_type->base
-                           : k->kind == FBE_IR_FLAGS ? k->flags_type->base
-                           : k->kind == FBE_IR_TIMESTAMP ? FBE_IR_UINT64
-                                                         : k->kind;
+        fbe_ir_kind kind = fbe_json_int_kind(k);
         if (!fbe_ir_kind_is_integer(kind))
             return fbe_json__fail(w->err, FBE_INVALID_ARGUMENT,
                                   "a %s cannot be a map key", fbe_ir_kind_name(k->kind));
@@ -650,10 +647,7 @@ static fbe_status w_value(writer *w, const fbe_ir_type *t, const void *ptr)
     case FBE_IR_INT8: case FBE_IR_UINT8: case FBE_IR_INT16: case FBE_IR_UINT16:
     case FBE_IR_INT32: case FBE_IR_UINT32: case FBE_IR_INT64: case FBE_IR_UINT64:
     case FBE_IR_TIMESTAMP: case FBE_IR_ENUM: case FBE_IR_FLAGS: {
-        fbe_ir_kind kind = t->kind == FBE_IR_ENUM    ? t->enum_type->base
-                           : t->kind == FBE_IR_FLAGS ? t->flags_type->base
-                           : t->kind == FBE_IR_TIMESTAMP ? FBE_IR_UINT64
-                                                         : t->kind;
+        fbe_ir_kind kind = fbe_json_int_kind(t);
         char *p = room(w, 24);
         if (UNLIKELY(!p))
             return FBE_NOMEM;
@@ -734,14 +728,7 @@ static fbe_status w_value(writer *w, const fbe_ir_type *t, const void *ptr)
  * false, writing nothing, for other fields and names longer than 64 bytes. */
 static inline bool put_scalar_field(writer *w, const fbe_ir_field *f, const char *ptr, bool comma)
 {
-    const fbe_ir_type *t = f->type;
-    fbe_ir_kind kind = t->kind;
-    if (kind == FBE_IR_ENUM)
-        kind = t->enum_type->base;
-    else if (kind == FBE_IR_FLAGS)
-        kind = t->flags_type->base;
-    else if (kind == FBE_IR_TIMESTAMP)
-        kind = FBE_IR_UINT64;
+    fbe_ir_kind kind = fbe_json_int_kind(f->type);
     double d = 0;
     bool integer;
     switch (kind) { /* fbe_ir_kind_is_integer, inlined */

@@ -388,6 +388,11 @@ static void decimals(void **state)
         {"1e30", "0.000000"},                       /* beyond 96 bits: the reference's double path gives 0 */
         {"0.0000000000000000000000000001", "0.0000000000000000000000000001"},      /* 1e-28 */
         {"1000.000000", "1000.000000"},
+        /* exact decimals whose six-zero text would read as the reference's
+         * rounded %f output: a seventh zero keeps them exact (found by fuzz_json) */
+        {"-0127600000000000054525952.000000", "-127600000000000054525952.0000000"},
+        {"99999999999999991611392", "99999999999999991611392.0000000"},
+        {"99999999999999991611392.0000000", "99999999999999991611392.0000000"},
     };
     char json[200];
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -397,6 +402,12 @@ static void decimals(void **state)
         snprintf(want, sizeof want, "\"dec\":\"%s\"", cases[i][1]);
         if (!strstr(text, want))
             fail_msg("decimal %s: got %s", cases[i][0], text);
+        free(text);
+        /* what we write reads back to itself */
+        snprintf(json, sizeof json, "{\"dec\":\"%s\"}", cases[i][1]);
+        text = rewrite(f, f->jt, "jt.T", json);
+        if (!strstr(text, want))
+            fail_msg("decimal %s is not a fixed point: got %s", cases[i][1], text);
         free(text);
     }
     /* the wire form of a value read exactly: 123456.123456 = 123456123456, scale 6 */
