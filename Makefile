@@ -4,11 +4,12 @@
 #   make test-nollvm  the suite again in a build without LLVM (interpreter fallback)
 #   make bench  build with Release flags (-O2) in build/release, run bench_all (fbe-c
 #               and its peers) and write docs/performance.md
+#   make fuzz   the libFuzzer targets (clang-19), FUZZ_SECONDS each (docs/fuzzing.md)
 MAKEFLAGS += --no-print-directory
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build build-sanitize demo test test-nollvm bench clean
+.PHONY: all deps build build-sanitize demo test test-nollvm bench fuzz clean
 
 all: build
 
@@ -62,6 +63,13 @@ bench:
 	  --benchmark_out=$(BUILD)/release/bench_all.json --benchmark_out_format=json $(BENCH_FLAGS)
 	@/usr/bin/python3 perf/report.py $(BUILD)/release/bench_all.json \
 	  --md docs/performance.md --png docs/performance.png
+
+# fuzz: the libFuzzer targets of fuzz/ (clang-19, ASan + UBSan), seeded with the
+# golden vectors, FUZZ_SECONDS each (docs/fuzzing.md). Not part of make test.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@tools/install-deps.sh --fuzz
+	@tools/fuzz.sh $(BUILD)/fuzz $(FUZZ_SECONDS) $(JOBS)
 
 clean:
 	@rm -rf $(BUILD)

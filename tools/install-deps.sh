@@ -2,7 +2,8 @@
 # Installs the Debian packages fbe-c is built with. Silent when everything is
 # already installed; otherwise installs what is missing with apt-get (as root, or
 # through sudo), or says exactly what to install when it cannot. `--bench` adds
-# the packages of `make bench` (the peers of perf/bench_all, the report's chart).
+# the packages of `make bench` (the peers of perf/bench_all, the report's chart),
+# `--fuzz` those of `make fuzz` (libFuzzer).
 set -euo pipefail
 
 packages=(
@@ -27,8 +28,10 @@ if [ "${1:-}" = "--bench" ]; then
     rapidjson-dev                           # RapidJSON
     python3 python3-matplotlib              # perf/report.py and its chart
   )
+elif [ "${1:-}" = "--fuzz" ]; then
+  packages+=(libclang-rt-19-dev)            # libFuzzer and the sanitizers for clang-19
 elif [ $# -gt 0 ]; then
-  echo "usage: tools/install-deps.sh [--bench]" >&2
+  echo "usage: tools/install-deps.sh [--bench | --fuzz]" >&2
   exit 2
 fi
 
