@@ -2,8 +2,10 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
+#include "fbe/buffer.h"
 #include "interp/program.h"
 
 static LLVMValueRef intrinsic(jit_emit *e, const char *name, LLVMTypeRef *types, unsigned n,
@@ -261,6 +263,28 @@ void jit_if_end(jit_emit *e, jit_if *c)
         LLVMBuildBr(e->b, c->done);
     }
     jit_position(e, c->done);
+}
+
+LLVMValueRef jit_buffer_reserve(jit_emit *e, LLVMValueRef out, LLVMValueRef extra)
+{
+    LLVMValueRef used = jit_load(e, e->i64, out, offsetof(fbe_buffer, size));
+    LLVMValueRef cap = jit_load(e, e->i64, out, offsetof(fbe_buffer, capacity));
+    LLVMValueRef room = LLVMBuildSub(e->b, cap, used, "");
+    LLVMValueRef fits = LLVMBuildICmp(e->b, LLVMIntULE, extra, room, "");
+    LLVMBasicBlockRef entry = LLVMGetInsertBlock(e->b);
+    LLVMBasicBlockRef grow = jit_block(e, "grow");
+    LLVMBasicBlockRef done = jit_block(e, "reserved");
+    LLVMBuildCondBr(e->b, fits, done, grow);
+    jit_position(e, grow);
+    LLVMValueRef args[] = {out, extra};
+    LLVMValueRef rc = LLVMBuildCall2(e->b, e->fn_buffer_reserve_t, e->fn_buffer_reserve, args, 2, "");
+    LLVMBuildBr(e->b, done);
+    jit_position(e, done);
+    LLVMValueRef status = LLVMBuildPhi(e->b, e->i32, "");
+    LLVMValueRef values[] = {jit_i32(e, FBE_OK), rc};
+    LLVMBasicBlockRef blocks[] = {entry, grow};
+    LLVMAddIncoming(status, values, blocks, 2);
+    return status;
 }
 
 LLVMValueRef jit_unlikely(jit_emit *e, LLVMValueRef cond)

@@ -132,6 +132,11 @@ void jit_if_end(jit_emit *e, jit_if *c);
 /* Branch weights: mark `cond` as unlikely (error paths). */
 LLVMValueRef jit_unlikely(jit_emit *e, LLVMValueRef cond);
 
+/* fbe_buffer_reserve(out, extra) as an i32 status, with the common case (the
+ * buffer already has the room) inline: a reused output buffer then costs a
+ * compare instead of a call. */
+LLVMValueRef jit_buffer_reserve(jit_emit *e, LLVMValueRef out, LLVMValueRef extra);
+
 /* ---- module setup ---- */
 bool jit_emit_init(jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod, const fbe_codec *codec);
 void jit_emit_dispose(jit_emit *e);

@@ -1231,8 +1231,7 @@ static void define_entry_serialize(fin *F, const fbe_ir_struct *st, jit_struct_f
     ret_status_if(e, bad_arg, jit_i32(e, FBE_INVALID_ARGUMENT));
     LLVMValueRef size = addc(e, size_struct(F, st, value), 8);
     ret_status_if(e, icmp(e, LLVMIntUGT, size, jit_i64(e, UINT32_MAX)), jit_i32(e, FBE_TOO_LARGE));
-    LLVMValueRef args[] = {out, size};
-    LLVMValueRef rc = LLVMBuildCall2(e->b, e->fn_buffer_reserve_t, e->fn_buffer_reserve, args, 2, "");
+    LLVMValueRef rc = jit_buffer_reserve(e, out, size);
     ret_status_if(e, icmp(e, LLVMIntNE, rc, jit_i32(e, FBE_OK)), rc);
     LLVMValueRef used = jit_load(e, e->i64, out, offsetof(fbe_buffer, size));
     LLVMValueRef frame = jit_gep(e, jit_load(e, e->ptr, out, offsetof(fbe_buffer, data)), used);

@@ -323,8 +323,7 @@ static void define_entries(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns 
     jit_position(e, too_large);
     LLVMBuildRet(e->b, jit_i32(e, FBE_TOO_LARGE));
     jit_position(e, reserve);
-    LLVMValueRef args[] = {out, size};
-    LLVMValueRef st_code = LLVMBuildCall2(e->b, e->fn_buffer_reserve_t, e->fn_buffer_reserve, args, 2, "");
+    LLVMValueRef st_code = jit_buffer_reserve(e, out, size);
     LLVMBasicBlockRef failed = jit_block(e, "failed");
     LLVMBasicBlockRef write = jit_block(e, "write");
     LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildICmp(e->b, LLVMIntNE, st_code, jit_i32(e, 0), "")),
