@@ -65,11 +65,43 @@ static const char *const c_keywords[] = {
     "true", "false", "alignas", "alignof", "asm", "typeof", "NULL",
 };
 
+/* Object-like macros of the headers generated C includes (<stdint.h>,
+ * <math.h>, <stddef.h>, <stdbool.h>) and of GNU C modes: a struct member of
+ * that name would be replaced by the preprocessor. The INT.._MIN/_MAX family
+ * of <stdint.h> is matched by shape in c_macro. */
+static const char *const c_macros[] = {
+    "SIZE_MAX", "PTRDIFF_MIN", "PTRDIFF_MAX", "SIG_ATOMIC_MIN", "SIG_ATOMIC_MAX", "WCHAR_MIN",
+    "WCHAR_MAX", "WINT_MIN", "WINT_MAX", "INFINITY", "NAN", "HUGE_VAL", "HUGE_VALF",
+    "HUGE_VALL", "MATH_ERRNO", "MATH_ERREXCEPT", "math_errhandling", "FP_NAN", "FP_INFINITE",
+    "FP_ZERO", "FP_SUBNORMAL", "FP_NORMAL", "FP_ILOGB0", "FP_ILOGBNAN", "FP_FAST_FMA",
+    "FP_FAST_FMAF", "FP_FAST_FMAL", "M_E", "M_LOG2E", "M_LOG10E", "M_LN2", "M_LN10", "M_PI",
+    "M_PI_2", "M_PI_4", "M_1_PI", "M_2_PI", "M_2_SQRTPI", "M_SQRT2", "M_SQRT1_2", "linux",
+    "unix", "i386",
+};
+
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
+static bool c_macro(const char *name)
+{
+    for (size_t i = 0; i < sizeof c_macros / sizeof *c_macros; i++)
+        if (strcmp(name, c_macros[i]) == 0)
+            return true;
+    /* INT8_MIN, UINT_LEAST16_MAX, INTPTR_MAX, UINTMAX_MAX, ... */
+    return (strncmp(name, "INT", 3) == 0 || strncmp(name, "UINT", 4) == 0) &&
+           (ends_with(name, "_MIN") || ends_with(name, "_MAX"));
+}
+
 static const char *c_identifier(resolver *r, const char *name)
 {
     for (size_t i = 0; i < sizeof c_keywords / sizeof *c_keywords; i++)
         if (strcmp(name, c_keywords[i]) == 0)
             return fbe_arena_printf(r->arena, "%s_", name);
+    if (c_macro(name))
+        return fbe_arena_printf(r->arena, "%s_", name);
     if (name[0] == '_')
         return fbe_arena_printf(r->arena, "fbe%s", name);
     return name;

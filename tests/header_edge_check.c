@@ -95,6 +95,14 @@ int main(void)
     CHECK(k.type == 3);
     CHECK(k.default_ == 1.5);
 
+    edge_Macros m;
+    memset(&m, 0xa5, sizeof m);
+    edge_Macros_init(&m);
+    CHECK(m.INT32_MAX_ == 7 && m.UINT_LEAST16_MAX_ == 0 && m.SIZE_MAX_ == 8);
+    CHECK(m.NAN_ == 2.5 && m.M_PI_ == 0.0 && m.linux_ == true);
+    CHECK(m.INT32_MAXIMUM == 9); /* not a macro: kept */
+    CHECK(edge_Macros_TYPE == 16u);
+
     edge_Defaults d;
     memset(&d, 0xa5, sizeof d);
     edge_Defaults_init(&d);

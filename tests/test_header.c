@@ -130,6 +130,11 @@ static void compile_headers(const char *cc)
                           cc, outdir(), FBE_SOURCE_DIR, tu),
                       0, NULL);
     }
+    /* GNU C predefines `linux` and `unix`; <math.h> then also defines M_PI. */
+    expect_status(fmt("%s -fsyntax-only -std=gnu11 -Wall -Wextra -Werror -I'%s' -I'%s/include' "
+                      "'%s/include_edge.c'",
+                      cc, outdir(), FBE_SOURCE_DIR, outdir()),
+                  0, NULL);
     /* Several packages in one unit (test and protoex both import proto). */
     const char *all = fmt("%s/include_all.c", outdir());
     write_text(all, "#include \"test.h\"\n#include \"protoex.h\"\n#include \"proto.h\"\n"
