@@ -265,6 +265,16 @@ void jit_if_end(jit_emit *e, jit_if *c)
     jit_position(e, c->done);
 }
 
+LLVMValueRef jit_phi2(jit_emit *e, LLVMTypeRef t, LLVMValueRef a, LLVMBasicBlockRef from_a,
+                      LLVMValueRef b, LLVMBasicBlockRef from_b)
+{
+    LLVMValueRef phi = LLVMBuildPhi(e->b, t, "");
+    LLVMValueRef values[] = {a, b};
+    LLVMBasicBlockRef blocks[] = {from_a, from_b};
+    LLVMAddIncoming(phi, values, blocks, 2);
+    return phi;
+}
+
 LLVMValueRef jit_buffer_reserve(jit_emit *e, LLVMValueRef out, LLVMValueRef extra)
 {
     LLVMValueRef used = jit_load(e, e->i64, out, offsetof(fbe_buffer, size));
@@ -280,11 +290,7 @@ LLVMValueRef jit_buffer_reserve(jit_emit *e, LLVMValueRef out, LLVMValueRef extr
     LLVMValueRef rc = LLVMBuildCall2(e->b, e->fn_buffer_reserve_t, e->fn_buffer_reserve, args, 2, "");
     LLVMBuildBr(e->b, done);
     jit_position(e, done);
-    LLVMValueRef status = LLVMBuildPhi(e->b, e->i32, "");
-    LLVMValueRef values[] = {jit_i32(e, FBE_OK), rc};
-    LLVMBasicBlockRef blocks[] = {entry, grow};
-    LLVMAddIncoming(status, values, blocks, 2);
-    return status;
+    return jit_phi2(e, e->i32, jit_i32(e, FBE_OK), entry, rc, grow);
 }
 
 LLVMValueRef jit_unlikely(jit_emit *e, LLVMValueRef cond)

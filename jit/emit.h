@@ -132,6 +132,10 @@ void jit_if_end(jit_emit *e, jit_if *c);
 /* Branch weights: mark `cond` as unlikely (error paths). */
 LLVMValueRef jit_unlikely(jit_emit *e, LLVMValueRef cond);
 
+/* A two-way phi at the insertion point: a when coming from from_a, b from from_b. */
+LLVMValueRef jit_phi2(jit_emit *e, LLVMTypeRef t, LLVMValueRef a, LLVMBasicBlockRef from_a,
+                      LLVMValueRef b, LLVMBasicBlockRef from_b);
+
 /* fbe_buffer_reserve(out, extra) as an i32 status, with the common case (the
  * buffer already has the room) inline: a reused output buffer then costs a
  * compare instead of a call. */

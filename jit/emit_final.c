@@ -804,10 +804,7 @@ static LLVMValueRef w_alloc(walk *w, LLVMValueRef size, LLVMValueRef at)
     LLVMValueRef called = LLVMBuildCall2(e->b, e->fn_arena_alloc_t, e->fn_arena_alloc, args, 2, "");
     LLVMBuildBr(e->b, done);
     jit_position(e, done);
-    LLVMValueRef m = LLVMBuildPhi(e->b, e->ptr, "");
-    LLVMValueRef vals[] = {ptr, called};
-    LLVMBasicBlockRef from[] = {fast, slow};
-    LLVMAddIncoming(m, vals, from, 2);
+    LLVMValueRef m = jit_phi2(e, e->ptr, ptr, fast, called, slow);
     w_check(w, LLVMBuildIsNull(e->b, m, ""), FBE_NOMEM, at);
     return m;
 }
