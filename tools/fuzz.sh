@@ -14,7 +14,7 @@ golden=$(cd "$(dirname "$0")/../../shared/golden" && pwd)
 
 CC=clang-19 CXX=clang++-19 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DFBE_FUZZ=ON -DFBE_BUILD_TESTS=OFF -DFBE_BUILD_PERF=OFF >/dev/null
-cmake --build "$build" -j "$jobs" --target fuzz_decode fuzz_json fuzz_schema
+cmake --build "$build" -j "$jobs" --target fuzz_decode fuzz_json fuzz_schema fuzz_protocol
 
 seed() { # seed DIR PATTERN...: golden files, flattened to unique names
   local dir=$build/seed/$1
@@ -29,10 +29,11 @@ seed() { # seed DIR PATTERN...: golden files, flattened to unique names
 seed decode 'cases/*/*/*.bin' 'versioning/*.bin'
 seed json 'cases/*/*/*.json'
 seed schema 'schemas/*.fbe'
+seed protocol 'protocol/*.bin'
 mkdir -p "$build/crashes"
 
 status=0
-for t in decode json schema; do
+for t in decode json schema protocol; do
   mkdir -p "$build/corpus/$t"
   echo "== fuzz_$t for ${seconds}s =="
   # The JIT's compiled objects are cached: later runs start in a moment.
