@@ -135,7 +135,8 @@ static bool compile_direct(fbe_codec *codec, const fbe_jit_options *opts, jit_st
     LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
     LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
     jit_module jm;
-    if (!jit_module_build(&jm, ctx, tm, codec, target.opt_level, NULL, NULL, 0)) {
+    if (!jit_module_build(&jm, ctx, tm, codec, opts ? opts->models : 0, target.opt_level, NULL,
+                          NULL, 0)) {
         LLVMOrcDisposeThreadSafeContext(tsc);
         LLVMDisposeTargetMachine(tm);
         return false;
@@ -191,7 +192,7 @@ static int compile_cached(fbe_codec *codec, const fbe_jit_options *opts, jit_sta
     LLVMContextRef ctx = LLVMContextCreate();
     jit_module jm;
     jit_module_hooks hooks = {.before = install_symbolic_ir};
-    bool ok = jit_module_lower(&jm, ctx, tm, codec, &hooks, NULL, 0);
+    bool ok = jit_module_lower(&jm, ctx, tm, codec, opts->models, &hooks, NULL, 0);
     jit_cache_key key;
     if (ok)
         jit_cache_key_of(jm.mod, triple, cpu, features, opts->opt_level, &key);

@@ -13,6 +13,8 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "fbe/jit.h"
+
 static pthread_once_t native_once = PTHREAD_ONCE_INIT;
 static pthread_once_t all_once = PTHREAD_ONCE_INIT;
 
@@ -139,9 +141,13 @@ void jit_module_dispose(jit_module *m)
 }
 
 bool jit_module_lower(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm,
-                      const fbe_codec *codec, const jit_module_hooks *hooks, char *err,
-                      size_t err_size)
+                      const fbe_codec *codec, unsigned models, const jit_module_hooks *hooks,
+                      char *err, size_t err_size)
 {
+    if (!models)
+        models = FBE_JIT_ALL_MODELS;
+    bool std_model = models & FBE_JIT_MODEL(FBE_STANDARD);
+    bool final_model = models & FBE_JIT_MODEL(FBE_FINAL);
     memset(m, 0, sizeof *m);
     double t0 = jit_now_ms();
     m->mod = LLVMModuleCreateWithNameInContext("fbe", ctx);
@@ -158,7 +164,10 @@ bool jit_module_lower(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm
         set_err(err, err_size, "out of memory", NULL);
     if (ok && hooks && hooks->before)
         ok = hooks->before(e, hooks->ctx, err, err_size);
-    if (ok && !(jit_emit_std_write(e) && jit_emit_std_read(e) && jit_emit_final(e))) {
+    /* An emitter that does not run declares no entry points: install_entries
+     * then leaves the interpreter's in place. */
+    if (ok && !((!std_model || (jit_emit_std_write(e) && jit_emit_std_read(e))) &&
+                (!final_model || jit_emit_final(e)))) {
         set_err(err, err_size, "lowering failed", NULL);
         ok = false;
     }
@@ -208,9 +217,9 @@ bool jit_module_optimize(jit_module *m, LLVMTargetMachineRef tm, int opt_level, 
 }
 
 bool jit_module_build(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm,
-                      const fbe_codec *codec, int opt_level, const jit_module_hooks *hooks,
-                      char *err, size_t err_size)
+                      const fbe_codec *codec, unsigned models, int opt_level,
+                      const jit_module_hooks *hooks, char *err, size_t err_size)
 {
-    return jit_module_lower(m, ctx, tm, codec, hooks, err, err_size) &&
+    return jit_module_lower(m, ctx, tm, codec, models, hooks, err, err_size) &&
            jit_module_optimize(m, tm, opt_level, err, err_size);
 }

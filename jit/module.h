@@ -49,21 +49,22 @@ typedef struct jit_module {
     double optimize_ms;
 } jit_module;
 
-/* Lowers every struct of `codec`, verifies the module and optimizes it with
+/* Lowers every struct of `codec` (the models in `models`, FBE_JIT_MODEL bits;
+ * 0 = all), verifies the module and optimizes it with
  * default<O{opt_level}> for `tm`. On failure everything is released and false
  * returned (message in err). On success the caller owns m->mod (or hands it to
  * ORC) and calls jit_module_dispose() for the rest. */
 bool jit_module_build(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm,
-                      const fbe_codec *codec, int opt_level, const jit_module_hooks *hooks,
-                      char *err, size_t err_size);
+                      const fbe_codec *codec, unsigned models, int opt_level,
+                      const jit_module_hooks *hooks, char *err, size_t err_size);
 void jit_module_dispose(jit_module *m);
 
 /* The two halves of jit_module_build: lowering + verification, then the passes
  * (the compiled-object cache hashes the module in between). Same ownership
  * rules: on failure everything is released. */
 bool jit_module_lower(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm,
-                      const fbe_codec *codec, const jit_module_hooks *hooks, char *err,
-                      size_t err_size);
+                      const fbe_codec *codec, unsigned models, const jit_module_hooks *hooks,
+                      char *err, size_t err_size);
 bool jit_module_optimize(jit_module *m, LLVMTargetMachineRef tm, int opt_level, char *err,
                          size_t err_size);
 

@@ -445,6 +445,49 @@ static void test_stats(void **state)
     }
 }
 
+/* fbe_jit_options.models: only the chosen model is native; the other keeps the
+ * interpreter's entry points (the very functions an interpreter codec has), and
+ * every operation still gives the interpreter's results. */
+static void test_models(void **state)
+{
+    (void)state;
+    fbe_schema *schema = load_golden("proto");
+    fbe_codec *interp = fbe_interp_create(schema, NULL, NULL);
+    assert_non_null(interp);
+    size_t types = fbe_codec_type_count(interp);
+    for (int only = 0; only < 2; only++) {
+        fbe_jit_options o = {.models = FBE_JIT_MODEL((fbe_model)only)};
+        fbe_codec *c = compile_native(schema, &o);
+        if (fbe_jit_available()) {
+            assert_int_equal(fbe_jit_codec_stats(c).functions, types * 4);
+            for (size_t i = 0; i < types; i++) {
+                const fbe_model_ops *ji = fbe_codec_type_at(c, i)->ops;
+                const fbe_model_ops *ii = fbe_codec_type_at(interp, i)->ops;
+                int other = !only;
+                assert_ptr_not_equal(ji[only].serialize, ii[only].serialize);
+                assert_ptr_not_equal(ji[only].deserialize, ii[only].deserialize);
+                assert_ptr_equal(ji[other].size, ii[other].size);
+                assert_ptr_equal(ji[other].serialize, ii[other].serialize);
+                assert_ptr_equal(ji[other].verify, ii[other].verify);
+                assert_ptr_equal(ji[other].deserialize, ii[other].deserialize);
+            }
+        }
+        char msg[256] = "";
+        unsigned long bad = exercise(schema, c, interp, 50, 0x5eed + (uint64_t)only, msg, sizeof msg);
+        if (bad)
+            fail_msg("models %d: %lu mismatches, first: %s", only, bad, msg);
+        fbe_codec_free(c);
+    }
+    /* both bits: everything native, as with 0 */
+    fbe_jit_options both = {.models = FBE_JIT_ALL_MODELS};
+    fbe_codec *c = compile_native(schema, &both);
+    if (fbe_jit_available())
+        assert_int_equal(fbe_jit_codec_stats(c).functions, types * 8);
+    fbe_codec_free(c);
+    fbe_codec_free(interp);
+    fbe_schema_free(schema);
+}
+
 /* The object cache (fbe_jit_options.cache_dir): a second compilation of the same
  * schema loads the object instead of compiling, and the codec works the same;
  * both codecs alive at once, then freed (no leaks). */
@@ -527,6 +570,7 @@ int main(void)
         cmocka_unit_test(test_cpu_invalid),
         cmocka_unit_test(test_require_native),
         cmocka_unit_test(test_stats),
+        cmocka_unit_test(test_models),
         cmocka_unit_test_teardown(test_cache_dir, remove_cache_root),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

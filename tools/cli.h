@@ -35,6 +35,9 @@ typedef struct fbec_args {
     const char *cache;   /* --cache DIR: the JIT's compiled-object cache */
     bool pretty;         /* --pretty: indented JSON output */
     bool stream;         /* --stream: a protocol stream of messages (fbec decode) */
+    unsigned jit_models; /* set by the command, not an option: the models it uses
+                            (FBE_JIT_MODEL bits), the only ones --backend jit|auto
+                            compiles; 0 = both */
 } fbec_args;
 
 /* Parses argv[1..] of a subcommand. On a usage error prints

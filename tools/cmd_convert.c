@@ -90,6 +90,7 @@ int cmd_convert(int argc, char **argv)
         return FBEC_USAGE;
 
     fbec_codec c;
+    args.jit_models = FBE_JIT_MODEL(from) | FBE_JIT_MODEL(to);
     if ((status = fbec_codec_open(cmd, &args, &c)) != FBEC_OK)
         return status;
     fbec_input in;

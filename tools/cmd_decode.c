@@ -174,7 +174,9 @@ static int decode_stream(const char *cmd, const fbec_args *args)
         return FBEC_FAIL;
     status = FBEC_FAIL;
     fbe_status st = FBE_OK;
-    fbe_codec *codec = fbec_make_codec(cmd, args, schema);
+    fbec_args codec_args = *args;
+    codec_args.jit_models = FBE_JIT_MODEL(model);
+    fbe_codec *codec = fbec_make_codec(cmd, &codec_args, schema);
     fbe_protocol *protocol = codec ? fbe_protocol_create(codec, NULL, &st) : NULL;
     bool use_stdin = !path || strcmp(path, "-") == 0;
     const char *name = use_stdin ? FBEC_STDIN_NAME : path;
@@ -276,6 +278,7 @@ int cmd_decode(int argc, char **argv)
         return FBEC_USAGE;
 
     fbec_codec c;
+    args.jit_models = FBE_JIT_MODEL(model);
     if ((status = fbec_codec_open(cmd, &args, &c)) != FBEC_OK)
         return status;
     fbec_input in;

@@ -98,6 +98,7 @@ int cmd_encode(int argc, char **argv)
         return FBEC_USAGE;
 
     fbec_codec c;
+    args.jit_models = FBE_JIT_MODEL(model);
     if ((status = fbec_codec_open(cmd, &args, &c)) != FBEC_OK)
         return status;
     fbec_input in;

@@ -196,7 +196,8 @@ fbe_codec *fbec_make_codec(const char *cmd, const fbec_args *args, const fbe_sch
          * LLVM or when compilation fails); jit insists on native code. */
         fbe_jit_options opts = {.cpu = args->cpu,
                                 .require_native = strcmp(b, "jit") == 0,
-                                .cache_dir = args->cache};
+                                .cache_dir = args->cache,
+                                .models = args->jit_models};
         codec = fbe_jit_compile(schema, &opts, &st);
         if (codec && args->stats) {
             fbe_jit_stats s = fbe_jit_codec_stats(codec);

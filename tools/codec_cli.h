@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "fbe/codec.h"
+#include "fbe/jit.h"
 #include "fbe/schema.h"
 
 /* The largest input read: a frame's size is a u32, so no valid frame is larger. */

@@ -23,7 +23,15 @@ typedef struct fbe_jit_options {
                               features, optimization level and LLVM/fbe-c versions
                               match a cached object loads it instead of optimizing
                               and generating code again (docs/aot.md) */
+    unsigned models;       /* FBE_JIT_MODEL(FBE_STANDARD) | FBE_JIT_MODEL(FBE_FINAL): the
+                              models compiled to native code; 0 = both. The other
+                              model keeps the interpreter's entry points (the same
+                              results, slower): a program that uses one model
+                              compiles half the code at start-up */
 } fbe_jit_options;
+
+#define FBE_JIT_MODEL(model) (1u << (model))
+#define FBE_JIT_ALL_MODELS (FBE_JIT_MODEL(FBE_STANDARD) | FBE_JIT_MODEL(FBE_FINAL))
 
 typedef struct fbe_jit_stats {
     double lower_ms;    /* IR construction */
