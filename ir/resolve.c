@@ -62,21 +62,21 @@ static const char *const c_keywords[] = {
     "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
     "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
     "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool",
-    "true", "false", "alignas", "alignof", "asm", "typeof", "NULL",
+    "true", "false", "alignas", "alignof", "asm", "typeof", "NULL", "nullptr", "constexpr",
+    "static_assert", "thread_local", "typeof_unqual",
 };
 
 /* Object-like macros of the headers generated C includes (<stdint.h>,
- * <math.h>, <stddef.h>, <stdbool.h>) and of GNU C modes: a struct member of
- * that name would be replaced by the preprocessor. The INT.._MIN/_MAX family
- * of <stdint.h> is matched by shape in c_macro. */
+ * <math.h>, <stddef.h>, <stdbool.h>), up to C23 and with _GNU_SOURCE, and of
+ * GNU C modes: a struct member of that name would be replaced by the
+ * preprocessor. The INT.._MIN/_MAX/_WIDTH family of <stdint.h> and the M_ and
+ * FP_ constants of <math.h> are matched by shape in c_macro. */
 static const char *const c_macros[] = {
     "SIZE_MAX", "PTRDIFF_MIN", "PTRDIFF_MAX", "SIG_ATOMIC_MIN", "SIG_ATOMIC_MAX", "WCHAR_MIN",
     "WCHAR_MAX", "WINT_MIN", "WINT_MAX", "INFINITY", "NAN", "HUGE_VAL", "HUGE_VALF",
-    "HUGE_VALL", "MATH_ERRNO", "MATH_ERREXCEPT", "math_errhandling", "FP_NAN", "FP_INFINITE",
-    "FP_ZERO", "FP_SUBNORMAL", "FP_NORMAL", "FP_ILOGB0", "FP_ILOGBNAN", "FP_FAST_FMA",
-    "FP_FAST_FMAF", "FP_FAST_FMAL", "M_E", "M_LOG2E", "M_LOG10E", "M_LN2", "M_LN10", "M_PI",
-    "M_PI_2", "M_PI_4", "M_1_PI", "M_2_PI", "M_2_SQRTPI", "M_SQRT2", "M_SQRT1_2", "linux",
-    "unix", "i386",
+    "HUGE_VALL", "MATH_ERRNO", "MATH_ERREXCEPT", "math_errhandling", "SNAN", "SNANF", "SNANL",
+    "MAXFLOAT", "SIZE_WIDTH", "PTRDIFF_WIDTH", "WCHAR_WIDTH", "WINT_WIDTH", "SIG_ATOMIC_WIDTH",
+    "linux", "unix", "i386",
 };
 
 static bool ends_with(const char *s, const char *tail)
@@ -90,9 +90,12 @@ static bool c_macro(const char *name)
     for (size_t i = 0; i < sizeof c_macros / sizeof *c_macros; i++)
         if (strcmp(name, c_macros[i]) == 0)
             return true;
-    /* INT8_MIN, UINT_LEAST16_MAX, INTPTR_MAX, UINTMAX_MAX, ... */
-    return (strncmp(name, "INT", 3) == 0 || strncmp(name, "UINT", 4) == 0) &&
-           (ends_with(name, "_MIN") || ends_with(name, "_MAX"));
+    /* INT8_MIN, UINT_LEAST16_MAX, INTPTR_MAX, UINTMAX_MAX, INT32_WIDTH (C23), ... */
+    if ((strncmp(name, "INT", 3) == 0 || strncmp(name, "UINT", 4) == 0) &&
+        (ends_with(name, "_MIN") || ends_with(name, "_MAX") || ends_with(name, "_WIDTH")))
+        return true;
+    /* <math.h>'s constants: M_PI, M_PIl (_GNU_SOURCE), FP_NAN, FP_INT_UPWARD (C23), ... */
+    return strncmp(name, "M_", 2) == 0 || strncmp(name, "FP_", 3) == 0;
 }
 
 static const char *c_identifier(resolver *r, const char *name)
@@ -925,6 +928,22 @@ static bool field_name_taken(const fbe_ir_field *fields, size_t count, const cha
     return false;
 }
 
+/* A renamed field can meet one spelled that way (`int` and `int_`): the later
+ * one gets more '_' until no member of the same host struct (the struct's own
+ * fields: base fields live in its `base` member) has its C name. */
+static const char *unique_c_name(resolver *r, const fbe_ir_struct *st, const fbe_ir_field *fields,
+                                 size_t count, const char *c_name)
+{
+    for (;;) {
+        bool taken = false;
+        for (size_t i = 0; i < count && !taken; i++)
+            taken = fields[i].owner == st && strcmp(fields[i].c_name, c_name) == 0;
+        if (!taken)
+            return c_name;
+        c_name = fbe_arena_printf(r->arena, "%s_", c_name);
+    }
+}
+
 static bool add_field(resolver *r, fbe_ir_struct *st, fbe_ir_field *fields, size_t *n,
                       const char *name, fbe_loc loc)
 {
@@ -939,7 +958,7 @@ static bool add_field(resolver *r, fbe_ir_struct *st, fbe_ir_field *fields, size
     }
     fbe_ir_field *f = &fields[*n];
     f->name = name;
-    f->c_name = c_identifier(r, name);
+    f->c_name = unique_c_name(r, st, fields, *n, c_identifier(r, name));
     f->owner = st;
     f->index = (uint32_t)*n;
     f->loc = ir_loc(loc);

@@ -101,6 +101,9 @@ int main(void)
     CHECK(m.INT32_MAX_ == 7 && m.UINT_LEAST16_MAX_ == 0 && m.SIZE_MAX_ == 8);
     CHECK(m.NAN_ == 2.5 && m.M_PI_ == 0.0 && m.linux_ == true);
     CHECK(m.INT32_MAXIMUM == 9); /* not a macro: kept */
+    CHECK(m.INT32_WIDTH_ == 0 && m.M_PIl_ == 0.0 && m.FP_INT_UPWARD_ == 0 && m.SNAN_ == 0.0f);
+    /* `nullptr` (C23) becomes nullptr_, so the field really named nullptr_ gets one more */
+    CHECK(m.nullptr_ == 10 && m.nullptr__ == 11);
     CHECK(edge_Macros_TYPE == 16u);
 
     edge_Defaults d;

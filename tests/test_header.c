@@ -130,11 +130,14 @@ static void compile_headers(const char *cc)
                           cc, outdir(), FBE_SOURCE_DIR, tu),
                       0, NULL);
     }
-    /* GNU C predefines `linux` and `unix`; <math.h> then also defines M_PI. */
-    expect_status(fmt("%s -fsyntax-only -std=gnu11 -Wall -Wextra -Werror -I'%s' -I'%s/include' "
-                      "'%s/include_edge.c'",
-                      cc, outdir(), FBE_SOURCE_DIR, outdir()),
-                  0, NULL);
+    /* GNU C predefines `linux` and `unix`; <math.h> then also defines M_PI, and
+     * M_PIl with _GNU_SOURCE; C23 adds INT32_WIDTH, FP_INT_UPWARD, SNAN, nullptr. */
+    static const char *const modes[] = {"-std=gnu11", "-std=gnu11 -D_GNU_SOURCE", "-std=c2x"};
+    for (size_t m = 0; m < sizeof modes / sizeof *modes; m++)
+        expect_status(fmt("%s -fsyntax-only %s -Wall -Wextra -Werror -I'%s' -I'%s/include' "
+                          "'%s/include_edge.c'",
+                          cc, modes[m], outdir(), FBE_SOURCE_DIR, outdir()),
+                      0, NULL);
     /* Several packages in one unit (test and protoex both import proto). */
     const char *all = fmt("%s/include_all.c", outdir());
     write_text(all, "#include \"test.h\"\n#include \"protoex.h\"\n#include \"proto.h\"\n"
