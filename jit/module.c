@@ -144,6 +144,7 @@ bool jit_module_lower(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm
                       const fbe_codec *codec, unsigned models, const jit_module_hooks *hooks,
                       char *err, size_t err_size)
 {
+    models &= FBE_JIT_ALL_MODELS; /* unknown bits name no model */
     if (!models)
         models = FBE_JIT_ALL_MODELS;
     bool std_model = models & FBE_JIT_MODEL(FBE_STANDARD);
