@@ -32,6 +32,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * the targets then treat as a finding. */
 #define FUZZ_ARENA_LIMIT ((size_t)64 << 20)
 
+/* fuzz_schema: default values whose frames are larger are skipped. */
+#define FUZZ_FRAME_LIMIT ((size_t)1 << 20)
+
 /* The golden test.fbe (it imports proto.fbe): every kind of field. Its `utc`
  * and `uuid1` defaults become `epoch` and `uuid0`: a field missing from a frame
  * or a document takes its default when decoded, and a clock-dependent one would

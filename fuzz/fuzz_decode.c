@@ -53,6 +53,12 @@ static void serialize(const fbe_type *t, fbe_model m, const void *value, fbe_buf
 
 /* value -> JSON (into json) -> *back. A write error is returned; a JSON text
  * we wrote that does not read back is a finding. */
+static void free_arenas(fbe_arena *arenas, int count)
+{
+    for (int a = 0; a < count; a++)
+        fbe_arena_free(&arenas[a]);
+}
+
 static fbe_status json_pass(const fbe_type *t, const void *value, fbe_arena *arena,
                             fbe_buffer *json, void **back, fbe_json_error *err)
 {
@@ -79,18 +85,22 @@ static void one(size_t index, fbe_model m, const uint8_t *data, size_t size)
     FUZZ_CHECK(vi == vj, "%s model %d: verify interp %s, jit %s", name, m, fbe_strerror(vi),
                fbe_strerror(vj));
 
-    fbe_arena arena;
-    fbe_arena_init(&arena, NULL, NULL);
-    arena.limit = FUZZ_ARENA_LIMIT;
+    /* One arena per decode: each gets the whole limit, whatever the others took. */
+    enum { A_INTERP, A_JIT, A_AGAIN, A_JSON1, A_JSON2, A_COUNT };
+    fbe_arena arenas[A_COUNT];
+    for (int a = 0; a < A_COUNT; a++) {
+        fbe_arena_init(&arenas[a], NULL, NULL);
+        arenas[a].limit = FUZZ_ARENA_LIMIT;
+    }
     void *value, *value_jit;
-    fbe_status di = decode(ti, m, data, size, &arena, &value);
+    fbe_status di = decode(ti, m, data, size, &arenas[A_INTERP], &value);
     FUZZ_CHECK(di == vi, "%s model %d: verify %s but deserialize %s", name, m, fbe_strerror(vi),
                fbe_strerror(di));
-    fbe_status dj = decode(tj, m, data, size, &arena, &value_jit);
+    fbe_status dj = decode(tj, m, data, size, &arenas[A_JIT], &value_jit);
     FUZZ_CHECK(dj == di, "%s model %d: deserialize interp %s, jit %s", name, m,
                fbe_strerror(di), fbe_strerror(dj));
     if (di != FBE_OK) {
-        fbe_arena_free(&arena);
+        free_arenas(arenas, A_COUNT);
         return;
     }
 
@@ -102,7 +112,7 @@ static void one(size_t index, fbe_model m, const uint8_t *data, size_t size)
     FUZZ_CHECK(once.size == twice.size && !memcmp(once.data, twice.data, once.size),
                "%s model %d: the JIT decoded another value", name, m);
     void *again;
-    fbe_status st = decode(ti, m, once.data, once.size, &arena, &again);
+    fbe_status st = decode(ti, m, once.data, once.size, &arenas[A_AGAIN], &again);
     FUZZ_CHECK(st == FBE_OK, "%s model %d: our own frame fails: %s", name, m, fbe_strerror(st));
     serialize(ti, m, again, &twice);
     FUZZ_CHECK(once.size == twice.size && !memcmp(once.data, twice.data, once.size),
@@ -116,11 +126,11 @@ static void one(size_t index, fbe_model m, const uint8_t *data, size_t size)
     fbe_buffer_init(&json, NULL, NULL);
     fbe_json_error err;
     void *canonical = NULL;
-    st = json_pass(ti, value, &arena, &json, &canonical, &err);
+    st = json_pass(ti, value, &arenas[A_JSON1], &json, &canonical, &err);
     if (st == FBE_OK) {
         serialize(ti, m, canonical, &once);
         void *again_json = NULL;
-        st = json_pass(ti, canonical, &arena, &json, &again_json, &err);
+        st = json_pass(ti, canonical, &arenas[A_JSON2], &json, &again_json, &err);
         FUZZ_CHECK(st == FBE_OK, "%s: JSON of a value read from JSON: %s", name, err.message);
         serialize(ti, m, again_json, &twice);
         FUZZ_CHECK(once.size == twice.size && !memcmp(once.data, twice.data, once.size),
@@ -135,7 +145,7 @@ static void one(size_t index, fbe_model m, const uint8_t *data, size_t size)
     fbe_buffer_free(&json);
     fbe_buffer_free(&once);
     fbe_buffer_free(&twice);
-    fbe_arena_free(&arena);
+    free_arenas(arenas, A_COUNT);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

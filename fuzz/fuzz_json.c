@@ -39,9 +39,12 @@ static void *read_json(const fbe_type *t, const char *text, size_t len, fbe_aren
 static void one(const fbe_type *t, const char *text, size_t len)
 {
     const char *name = t->ir->full_name;
-    fbe_arena arena;
+    /* The value and the later decodes in arenas of their own: each may use the
+     * whole limit, whatever the others took. */
+    fbe_arena arena, again;
     fbe_arena_init(&arena, NULL, NULL);
-    arena.limit = FUZZ_ARENA_LIMIT;
+    fbe_arena_init(&again, NULL, NULL);
+    arena.limit = again.limit = FUZZ_ARENA_LIMIT;
     fbe_status st;
     fbe_json_error err;
     void *value = read_json(t, text, len, &arena, &st, &err);
@@ -49,6 +52,7 @@ static void one(const fbe_type *t, const char *text, size_t len)
         FUZZ_CHECK(err.status == st && err.message[0], "%s: status %s without a message", name,
                    fbe_strerror(st));
         fbe_arena_free(&arena);
+        fbe_arena_free(&again);
         return;
     }
     fbe_buffer a, b;
@@ -56,7 +60,7 @@ static void one(const fbe_type *t, const char *text, size_t len)
     fbe_buffer_init(&b, NULL, NULL);
     st = fbe_json_write(t->ir, value, 0, &a, &err);
     FUZZ_CHECK(st == FBE_OK, "%s: accepted JSON does not write back: %s", name, err.message);
-    void *back = read_json(t, (const char *)a.data, a.size, &arena, &st, &err);
+    void *back = read_json(t, (const char *)a.data, a.size, &again, &st, &err);
     FUZZ_CHECK(st == FBE_OK, "%s: our JSON does not read back: %s\n%.*s", name, err.message,
                (int)a.size, (const char *)a.data);
     st = fbe_json_write(t->ir, back, 0, &b, &err);
@@ -64,15 +68,16 @@ static void one(const fbe_type *t, const char *text, size_t len)
                "%s: JSON write is not a fixed point\n%.*s\n%.*s", name, (int)a.size,
                (const char *)a.data, (int)b.size, (const char *)b.data);
     for (int m = 0; m < 2; m++) {
+        fbe_arena_reset(&again);
         fbe_buffer_clear(&b);
         st = fbe_serialize(t, (fbe_model)m, value, &b);
         FUZZ_CHECK(st == FBE_OK, "%s: serialize: %s", name, fbe_strerror(st));
         st = fbe_verify(t, (fbe_model)m, b.data, b.size, NULL);
         FUZZ_CHECK(st == FBE_OK, "%s model %d: our frame fails verify: %s", name, m,
                    fbe_strerror(st));
-        void *dec = fbe_arena_zalloc(&arena, t->ir->host_size ? t->ir->host_size : 1);
+        void *dec = fbe_arena_zalloc(&again, t->ir->host_size ? t->ir->host_size : 1);
         FUZZ_CHECK(dec, "no memory for the host struct");
-        fbe_decode_options o = {.arena = &arena};
+        fbe_decode_options o = {.arena = &again};
         st = fbe_deserialize(t, (fbe_model)m, b.data, b.size, dec, &o, NULL);
         FUZZ_CHECK(st == FBE_OK, "%s model %d: our frame fails deserialize: %s", name, m,
                    fbe_strerror(st));
@@ -80,6 +85,7 @@ static void one(const fbe_type *t, const char *text, size_t len)
     fbe_buffer_free(&a);
     fbe_buffer_free(&b);
     fbe_arena_free(&arena);
+    fbe_arena_free(&again);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
