@@ -177,6 +177,11 @@ def fmt_ns(v):
     return "%.0f" % v if v >= 10 else "%.1f" % v
 
 
+def fmt_time(ns):
+    """ns below a millisecond, else ms (the large message)."""
+    return fmt_ns(ns) + " ns" if ns < 1e6 else "%.1f ms" % (ns / 1e6)
+
+
 def fmt_ratio(v):
     return "—" if v is None else "%.2f" % v
 
@@ -279,7 +284,7 @@ def json_table(medians):
             theirs = ns_of(medians, message, "rapidjson", op)
             if not ours or not theirs:
                 return []
-            cells += [fmt_ns(ours), fmt_ns(theirs), "%.2f" % (ours / theirs)]
+            cells += [fmt_time(ours), fmt_time(theirs), "%.2f" % (ours / theirs)]
         lines.append("| %s | %s |" % (label, " | ".join(cells)))
     return lines
 
@@ -484,7 +489,7 @@ def main():
         w("### JSON against RapidJSON, same run")
         w("")
         w("fbe-c's JSON row (`fbe_json_write` / `fbe_json_read`, the same code for "
-          "every backend) next to RapidJSON on the same text, ns per operation; ratio "
+          "every backend) next to RapidJSON on the same text, time per operation; ratio "
           "below 1: fbe-c is faster. RapidJSON's deserialize stops at its DOM, while "
           "fbe-c's fills the host struct, as the reference's `from_json` does after "
           "its own rapidjson parse.")
