@@ -321,6 +321,18 @@ bool put_string(fbe_jparser *p, std::string_view s)
     return ok;
 }
 
+// A number in simdjson's tape form: the tag word, then the value's 8 bytes.
+template <typename T> bool put_number(fbe_jparser *p, simdjson::dom::element e, char tag)
+{
+    static_assert(sizeof(T) == 8, "tape numbers are 8 bytes");
+    T v{};
+    if (e.get(v) != simdjson::SUCCESS)
+        return false;
+    uint64_t bits;
+    std::memcpy(&bits, &v, 8);
+    return put_word(p, uint64_t(tag) << 56) && put_word(p, bits);
+}
+
 bool put_value(fbe_jparser *p, simdjson::dom::element e)
 {
     using simdjson::dom::element_type;
@@ -359,26 +371,12 @@ bool put_value(fbe_jparser *p, simdjson::dom::element e)
         p->own_tape[open] = (uint64_t(object ? '{' : '[') << 56) | (count << 32) | p->own_tape_n;
         return true;
     }
-    case element_type::INT64: {
-        int64_t v = 0;
-        uint64_t bits;
-        if (e.get(v) != simdjson::SUCCESS)
-            return false;
-        std::memcpy(&bits, &v, 8);
-        return put_word(p, uint64_t('l') << 56) && put_word(p, bits);
-    }
-    case element_type::UINT64: {
-        uint64_t v = 0;
-        return e.get(v) == simdjson::SUCCESS && put_word(p, uint64_t('u') << 56) && put_word(p, v);
-    }
-    case element_type::DOUBLE: {
-        double v = 0;
-        uint64_t bits;
-        if (e.get(v) != simdjson::SUCCESS)
-            return false;
-        std::memcpy(&bits, &v, 8);
-        return put_word(p, uint64_t('d') << 56) && put_word(p, bits);
-    }
+    case element_type::INT64:
+        return put_number<int64_t>(p, e, 'l');
+    case element_type::UINT64:
+        return put_number<uint64_t>(p, e, 'u');
+    case element_type::DOUBLE:
+        return put_number<double>(p, e, 'd');
     case element_type::STRING: {
         std::string_view s;
         return e.get(s) == simdjson::SUCCESS && put_string(p, s);
