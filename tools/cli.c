@@ -1,9 +1,14 @@
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gen_header.h"
 
 int fbec_usage(const char *cmd, const char *msg, const char *arg)
 {
@@ -33,9 +38,16 @@ const char *fbec_option_value(int argc, char **argv, int *i, const char *name)
     return NULL;
 }
 
+/* The commands that write files derived from a schema (see fbec_write_extras). */
+static bool is_generator(const char *cmd)
+{
+    return strcmp(cmd, "header") == 0 || strcmp(cmd, "aot") == 0 || strcmp(cmd, "c") == 0;
+}
+
 bool fbec_parse_args(const char *cmd, int argc, char **argv, fbec_args *args)
 {
     memset(args, 0, sizeof *args);
+    bool generator = is_generator(cmd);
     bool only_inputs = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -98,6 +110,16 @@ bool fbec_parse_args(const char *cmd, int argc, char **argv, fbec_args *args)
             args->cache = v;
         } else if (strcmp(arg, "--stats") == 0) {
             args->stats = true;
+        } else if (generator && strcmp(arg, "-MD") == 0) {
+            args->dep_md = true;
+        } else if (generator && (v = fbec_option_value(argc, argv, &i, "-MF"))) {
+            if (!*v)
+                return usage_error(cmd, "missing file after", "-MF");
+            args->depfile = v;
+        } else if (generator && (v = fbec_option_value(argc, argv, &i, "--import-headers"))) {
+            if (!*v)
+                return usage_error(cmd, "missing directory after", "--import-headers");
+            args->import_headers = v;
         } else {
             return usage_error(cmd, "unknown option", arg);
         }
@@ -180,5 +202,172 @@ bool fbec_close_output(const char *cmd, const fbec_args *args, FILE *out)
     if (!ok)
         fprintf(stderr, "fbec %s: error writing '%s'\n", cmd,
                 args->output ? args->output : "<stdout>");
+    return ok;
+}
+
+/* The whole content of `path` in *text (malloc'ed), or false if it cannot be read. */
+static bool read_file(const char *path, char **text, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    bool ok = true;
+    for (;;) {
+        if (n == cap) {
+            char *grown = realloc(buf, cap = cap ? cap * 2 : 4096);
+            if (!grown) {
+                ok = false;
+                break;
+            }
+            buf = grown;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            ok = !ferror(f);
+            break;
+        }
+    }
+    fclose(f);
+    if (!ok) {
+        free(buf);
+        return false;
+    }
+    *text = buf;
+    *len = n;
+    return true;
+}
+
+/* Writes `text` to `path` unless it already holds exactly that: through a
+ * temporary file and a rename, so that a reader (or another fbec writing the
+ * same header for another schema) never sees half a file. */
+static bool write_if_changed(const char *cmd, const char *path, const char *text, size_t len)
+{
+    char *old = NULL;
+    size_t old_len = 0;
+    if (read_file(path, &old, &old_len)) {
+        bool same = old_len == len && memcmp(old, text, len) == 0;
+        free(old);
+        if (same)
+            return true;
+    }
+    size_t n = strlen(path) + 32;
+    char *tmp = malloc(n);
+    if (!tmp) {
+        fprintf(stderr, "fbec %s: out of memory\n", cmd);
+        return false;
+    }
+    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    bool ok = f && fwrite(text, 1, len, f) == len;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    if (ok && rename(tmp, path) != 0)
+        ok = false;
+    if (!ok) {
+        fprintf(stderr, "fbec %s: cannot write '%s': %s\n", cmd, path, strerror(errno));
+        remove(tmp);
+    }
+    free(tmp);
+    return ok;
+}
+
+static bool write_import_headers(const char *cmd, const char *dir, const fbe_schema *schema)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "fbec %s: cannot create '%s': %s\n", cmd, dir, strerror(errno));
+        return false;
+    }
+    const fbe_ir_package *root = fbe_schema_root(schema);
+    bool ok = true;
+    for (size_t i = 0; ok && i < fbe_schema_package_count(schema); i++) {
+        const fbe_ir_package *pkg = fbe_schema_package(schema, i);
+        if (pkg == root)
+            continue;
+        char *text = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&text, &len);
+        if (!mem) {
+            fprintf(stderr, "fbec %s: out of memory\n", cmd);
+            return false;
+        }
+        ok = fbe_gen_header(schema, pkg, mem);
+        ok = fclose(mem) == 0 && ok;
+        size_t n = strlen(dir) + strlen(pkg->name) + 4;
+        char *path = ok ? malloc(n) : NULL;
+        if (path) {
+            snprintf(path, n, "%s/%s.h", dir, pkg->name);
+            ok = write_if_changed(cmd, path, text, len);
+        } else if (ok) {
+            fprintf(stderr, "fbec %s: out of memory\n", cmd);
+            ok = false;
+        }
+        free(path);
+        free(text);
+    }
+    return ok;
+}
+
+/* A path in make syntax, escaped as gcc -MD does: blanks, '#' and '$'. */
+static void put_make_path(FILE *out, const char *path)
+{
+    for (const char *c = path; *c; c++) {
+        if (*c == ' ' || *c == '\t' || *c == '#')
+            fputc('\\', out);
+        else if (*c == '$')
+            fputc('$', out);
+        fputc(*c, out);
+    }
+}
+
+static bool write_depfile(const char *cmd, const char *path, const fbe_schema *schema,
+                          const char *target)
+{
+    FILE *out = fopen(path, "w");
+    if (!out) {
+        fprintf(stderr, "fbec %s: cannot open '%s': %s\n", cmd, path, strerror(errno));
+        return false;
+    }
+    put_make_path(out, target);
+    fputc(':', out);
+    /* Imports first, the schema itself last: the order of the loaded packages. */
+    for (size_t i = 0; i < fbe_schema_package_count(schema); i++) {
+        fputs(" \\\n  ", out);
+        put_make_path(out, fbe_schema_package(schema, i)->path);
+    }
+    fputc('\n', out);
+    bool ok = !ferror(out);
+    ok = fclose(out) == 0 && ok;
+    if (!ok) {
+        fprintf(stderr, "fbec %s: error writing '%s'\n", cmd, path);
+        remove(path);
+    }
+    return ok;
+}
+
+bool fbec_write_extras(const char *cmd, const fbec_args *args, const fbe_schema *schema,
+                       const char *target)
+{
+    if (args->import_headers && !write_import_headers(cmd, args->import_headers, schema))
+        return false;
+    if (!args->depfile && !args->dep_md)
+        return true;
+    if (!target || strcmp(target, "-") == 0) {
+        fprintf(stderr, "fbec %s: -MD and -MF need an output file (-o)\n", cmd);
+        return false;
+    }
+    if (args->depfile)
+        return write_depfile(cmd, args->depfile, schema, target);
+    size_t n = strlen(target) + 3;
+    char *path = malloc(n);
+    if (!path) {
+        fprintf(stderr, "fbec %s: out of memory\n", cmd);
+        return false;
+    }
+    snprintf(path, n, "%s.d", target);
+    bool ok = write_depfile(cmd, path, schema, target);
+    free(path);
     return ok;
 }

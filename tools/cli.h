@@ -38,6 +38,10 @@ typedef struct fbec_args {
     unsigned jit_models; /* set by the command, not an option: the models it uses
                             (FBE_JIT_MODEL bits), the only ones --backend jit|auto
                             compiles; 0 = both */
+    /* The generators only (header, aot, c): */
+    bool dep_md;                /* -MD: a depfile next to the output, OUTPUT.d */
+    const char *depfile;        /* -MF FILE: the depfile's path */
+    const char *import_headers; /* --import-headers DIR: headers of imported packages */
 } fbec_args;
 
 /* Parses argv[1..] of a subcommand. On a usage error prints
@@ -60,6 +64,24 @@ bool fbec_parse_uint(const char *s, unsigned long min, unsigned long max, unsign
  * Returns the schema's path, or NULL after printing a usage error. */
 const char *fbec_generator_input(const char *cmd, const fbec_args *args,
                                  const char *output_what);
+
+/* What a generator writes besides its own output, once that output is complete:
+ * the header of every package the schema imports (--import-headers DIR, as
+ * DIR/PACKAGE.h, each rewritten only when its text changes so that programs
+ * including it are not rebuilt for nothing), then the make-style depfile (-MD,
+ * -MF) naming `target` and every schema file loaded, so that a build system
+ * re-runs fbec when any imported schema changes. False after printing an error. */
+bool fbec_write_extras(const char *cmd, const fbec_args *args, const fbe_schema *schema,
+                       const char *target);
+
+/* The help lines of the options above, for the generators' usage texts. */
+#define FBEC_EXTRAS_HELP                                                         \
+    "  --import-headers DIR\n"                                                   \
+    "                    also write the header of every imported package to\n"  \
+    "                    DIR/PACKAGE.h (the generated header includes them)\n"  \
+    "  -MD               write a make-style depfile of the schema files read\n" \
+    "                    to OUTPUT.d\n"                                          \
+    "  -MF FILE          write that depfile to FILE\n"
 
 /* Loads a schema with the -I directories; diagnostics go to stderr. */
 fbe_schema *fbec_load(const fbec_args *args, const char *path);

@@ -14,7 +14,8 @@
 static const char usage[] =
     "usage: fbec aot [-I DIR]... SCHEMA -o OUT.o [--header OUT.h] [--target TRIPLE]\n"
     "                [--cpu NAME] [--features LIST] [-O LEVEL] [--max-depth N]\n"
-    "                [--require-native] [--stats]\n"
+    "                [--require-native] [--stats] [--import-headers DIR]\n"
+    "                [-MD] [-MF FILE]\n"
     "\n"
     "Compiles every struct of SCHEMA (and of the packages it imports) to native code\n"
     "and writes one relocatable, position-independent object file. Link it with the\n"
@@ -42,6 +43,7 @@ static const char usage[] =
     "  --require-native  fail if an operation has no native lowering (by default\n"
     "                    such entry points return FBE_UNSUPPORTED, with a note)\n"
     "  --stats           print compile timings to standard error\n"
+    FBEC_EXTRAS_HELP
     "  -h, --help        show this help\n"
     "\n"
     "exit status: 0 success, 1 schema or compile error, 2 usage error\n";
@@ -173,6 +175,8 @@ int cmd_aot(int argc, char **argv)
     bool ok = !(missing && a.require_native);
     if (ok && a.header)
         ok = fbe_gen_aot_header("aot", a.header, schema, (const size_t(*)[4])res.missing);
+    if (ok)
+        ok = fbec_write_extras("aot", &args, schema, args.output);
     if (!ok)
         remove(args.output); /* never half a result */
     if (ok && a.stats)

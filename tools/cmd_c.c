@@ -13,6 +13,7 @@
 
 static const char usage[] =
     "usage: fbec c [-I DIR]... SCHEMA -o OUT.c [--header OUT.h] [--max-depth N]\n"
+    "              [--import-headers DIR] [-MD] [-MF FILE]\n"
     "\n"
     "Writes one C11 file implementing every struct of SCHEMA (and of the packages it\n"
     "imports): the schema IR as constant data and straight-line size, serialize,\n"
@@ -30,6 +31,7 @@ static const char usage[] =
     "  --header FILE    also write the header of `fbec aot --header` (host structs\n"
     "                   and the declarations of the symbols)\n"
     "  --max-depth N    nesting limit compiled into verify/deserialize (default 64)\n"
+    FBEC_EXTRAS_HELP
     "  -h, --help       show this help\n"
     "\n"
     "exit status: 0 success, 1 schema or write error, 2 usage error\n";
@@ -114,9 +116,11 @@ int cmd_c(int argc, char **argv)
     if (ok && header) {
         static const size_t none[2][4];
         ok = fbe_gen_aot_header("c", header, schema, none);
-        if (!ok)
-            remove(args.output); /* never half a result */
     }
+    if (ok)
+        ok = fbec_write_extras("c", &args, schema, args.output);
+    if (!ok)
+        remove(args.output); /* never half a result */
     fbe_schema_free(schema);
     return ok ? FBEC_OK : FBEC_FAIL;
 }

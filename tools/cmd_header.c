@@ -1,12 +1,13 @@
 /* fbec header [-I DIR]... SCHEMA [-o OUT.h]: the C header of the schema's package. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "gen_header.h"
 
 static void header_usage(FILE *out)
 {
-    fputs("usage: fbec header [-I DIR]... SCHEMA [-o OUT.h]\n"
+    fputs("usage: fbec header [-I DIR]... SCHEMA [-o OUT.h] [--import-headers DIR] [-MD] [-MF FILE]\n"
           "\n"
           "Writes a C11 header declaring the host representation of the package in\n"
           "SCHEMA: enum/flags typedefs and constants, one struct per FBE struct or\n"
@@ -16,9 +17,10 @@ static void header_usage(FILE *out)
           "headers of its imports as \"IMPORT.h\". See docs/host-abi.md.\n"
           "\n"
           "options:\n"
-          "  -I DIR      also search DIR for imported schemas (repeatable)\n"
-          "  -o FILE     write the header to FILE instead of standard output\n"
-          "  -h, --help  show this help\n"
+          "  -I DIR            also search DIR for imported schemas (repeatable)\n"
+          "  -o FILE           write the header to FILE instead of standard output\n"
+          FBEC_EXTRAS_HELP
+          "  -h, --help        show this help\n"
           "\n"
           "exit status: 0 success, 1 schema error, 2 usage error\n",
           out);
@@ -49,6 +51,8 @@ int cmd_header(int argc, char **argv)
               stderr);
         return FBEC_USAGE;
     }
+    if ((args.dep_md || args.depfile) && (!args.output || strcmp(args.output, "-") == 0))
+        return fbec_usage("header", "-MD and -MF need -o FILE", NULL);
 
     fbe_schema *schema = fbec_load(&args, input);
     if (!schema)
@@ -61,6 +65,8 @@ int cmd_header(int argc, char **argv)
     bool ok = fbe_gen_header(schema, fbe_schema_root(schema), out);
     if (!fbec_close_output("header", &args, out))
         ok = false;
+    if (ok)
+        ok = fbec_write_extras("header", &args, schema, args.output);
     /* Never leave a truncated header behind for a build system to trust. */
     if (!ok && args.output)
         remove(args.output);

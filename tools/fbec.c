@@ -31,7 +31,8 @@ static void usage(FILE *out)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fputs("\ncommon options: -I DIR (import search path, repeatable), -o FILE, --help\n"
-          "run 'fbec COMMAND --help' for the options of a command.\n",
+          "run 'fbec COMMAND --help' for the options of a command;\n"
+          "'fbec --version' (or -V) prints the version.\n",
           out);
 }
 
@@ -46,7 +47,7 @@ int main(int argc, char **argv)
         usage(stdout);
         return FBEC_OK;
     }
-    if (strcmp(cmd, "--version") == 0) {
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
         printf("fbec (fbe-c) %s\n", FBE_VERSION);
         return FBEC_OK;
     }

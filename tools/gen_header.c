@@ -449,7 +449,7 @@ static bool value_expr(gen *g, sbuf *sb, const fbe_ir_type *t, const fbe_ir_valu
     case FBE_IR_VALUE_DECIMAL:
         if (t->kind != FBE_IR_DECIMAL)
             break;
-        sb_printf(sb, "(fbe_decimal){UINT64_C(0x%" PRIx64 "), 0x%" PRIx32 "u, 0x%" PRIx32 "u}",
+        sb_printf(sb, "FBE_LITERAL(fbe_decimal){UINT64_C(0x%" PRIx64 "), 0x%" PRIx32 "u, 0x%" PRIx32 "u}",
                   v->dec.lo, v->dec.hi, v->dec.flags);
         return true;
     case FBE_IR_VALUE_STRING:
@@ -459,14 +459,14 @@ static bool value_expr(gen *g, sbuf *sb, const fbe_ir_type *t, const fbe_ir_valu
             gen_error(g, "string default without data");
             return false;
         }
-        sb_puts(sb, "(fbe_string){");
+        sb_puts(sb, "FBE_LITERAL(fbe_string){");
         string_literal(sb, v->str.data ? v->str.data : "", v->str.size);
         sb_printf(sb, ", %zuu}", v->str.size);
         return true;
     case FBE_IR_VALUE_UUID:
         if (t->kind != FBE_IR_UUID)
             break;
-        sb_puts(sb, "(fbe_uuid){{");
+        sb_puts(sb, "FBE_LITERAL(fbe_uuid){{");
         for (size_t i = 0; i < 16; i++)
             sb_printf(sb, "%s0x%02x", i ? ", " : "", v->uuid.bytes[i]);
         sb_puts(sb, "}}");
@@ -1115,9 +1115,17 @@ bool fbe_gen_header(const fbe_schema *schema, const fbe_ir_package *pkg, FILE *o
         sb_printf(&text, "#include \"%s.h\"\n", pkg->imports[i]->name);
     if (pkg->import_count)
         sb_putc(&text, '\n');
+    /* C++ (17 and later) sees the same declarations with C linkage; it spells the
+     * C11 layout checks static_assert and alignof, and a compound literal T{...}. */
+    sb_puts(&text, "#ifndef FBE_LITERAL\n#ifdef __cplusplus\n#define FBE_LITERAL(T) T\n#else\n"
+                   "#define FBE_LITERAL(T) (T)\n#endif\n#endif\n"
+                   "#ifdef __cplusplus\n#ifndef _Static_assert\n#define _Static_assert static_assert\n"
+                   "#endif\n#ifndef _Alignof\n#define _Alignof alignof\n#endif\n"
+                   "extern \"C\" {\n#endif\n\n");
     sb_printf(&text, "#define %s_VERSION_MAJOR %" PRIu32 "\n", pkg->name, pkg->version_major);
     sb_printf(&text, "#define %s_VERSION_MINOR %" PRIu32 "\n\n", pkg->name, pkg->version_minor);
     sb_putn(&text, sb_str(&body), body.len);
+    sb_puts(&text, "#ifdef __cplusplus\n}\n#endif\n\n");
     sb_printf(&text, "#endif /* %s */\n", sb_str(&guard));
 
     bool ok = !g.failed;
