@@ -1,6 +1,7 @@
 #include "fbe/ir.h"
 
 #include <stdio.h>
+#include <string.h>
 
 const char *fbe_ir_kind_name(fbe_ir_kind kind)
 {
@@ -55,4 +56,29 @@ void fbe_ir_type_spelling(const fbe_ir_type *t, char *buf, size_t size)
     case FBE_IR_MAP: snprintf(buf, size, "%s<%s>", inner, key); break;
     default: snprintf(buf, size, "%s{%s}", inner, key); break;
     }
+}
+
+void fbe_ir_symbol_name(const char *name, char out[FBE_IR_MAX_SYMBOL + 1])
+{
+    size_t len = 0;
+    uint64_t hash = 0xcbf29ce484222325u; /* FNV-1a, 64 bits */
+    for (const char *c = name; *c; c++, len++) {
+        hash = (hash ^ (unsigned char)*c) * 0x100000001b3u;
+        bool alnum = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                     (*c >= '0' && *c <= '9');
+        if (len < FBE_IR_MAX_SYMBOL)
+            out[len] = alnum ? *c : '_';
+    }
+    if (len <= FBE_IR_MAX_SYMBOL) {
+        out[len] = '\0';
+        return;
+    }
+    /* 17 characters of suffix: '_' and the hash in 16 hex digits. */
+    snprintf(out + FBE_IR_MAX_SYMBOL - 17, 18, "_%016llx", (unsigned long long)hash);
+}
+
+void fbe_ir_package_prefix(const fbe_ir_package *pkg, char out[FBE_IR_MAX_PREFIX + 1])
+{
+    memcpy(out, "fbe_", 4);
+    fbe_ir_symbol_name(pkg->name, out + 4);
 }

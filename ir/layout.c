@@ -3,7 +3,17 @@
  * ../shared/spec/wire-format.md section 1. */
 #include "resolve.h"
 
-static uint32_t align_up(uint32_t v, uint32_t a)
+/* Every size and offset is computed in 64 bits and stored saturated at
+ * UINT32_MAX: arrays of 65536 elements of structs of up to FBE_IR_MAX_SIZE
+ * bytes reach 2^46, so 32-bit arithmetic would wrap to small, wrong sizes.
+ * A saturated value is above FBE_IR_MAX_SIZE, so the resolver rejects the type
+ * (fbe_ir_type_too_large) before any backend sees it. */
+static uint32_t sat32(uint64_t v)
+{
+    return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static uint64_t align_up(uint64_t v, uint32_t a)
 {
     return (v + a - 1) / a * a;
 }
@@ -94,18 +104,19 @@ void fbe_layout_type(fbe_ir_type *t)
             t->host_value_offset = 0;
         } else {
             t->host_align = max_u32(1, inner->host_align);
-            t->host_value_offset = align_up(1, inner->host_align);
-            t->host_size = align_up(t->host_value_offset + inner->host_size, t->host_align);
+            t->host_value_offset = sat32(align_up(1, inner->host_align));
+            t->host_size = sat32(align_up((uint64_t)t->host_value_offset + inner->host_size,
+                                          t->host_align));
         }
         break;
     }
     case FBE_IR_ARRAY: {
         fbe_ir_type *elem = (fbe_ir_type *)t->elem;
         fbe_layout_type(elem);
-        t->std_inline_size = t->array_len * elem->std_inline_size;
+        t->std_inline_size = sat32((uint64_t)t->array_len * elem->std_inline_size);
         t->final_fixed = elem->final_fixed;
-        t->final_size = elem->final_fixed ? t->array_len * elem->final_size : 0;
-        t->host_size = t->array_len * elem->host_size;
+        t->final_size = elem->final_fixed ? sat32((uint64_t)t->array_len * elem->final_size) : 0;
+        t->host_size = sat32((uint64_t)t->array_len * elem->host_size);
         t->host_align = elem->host_align;
         break;
     }
@@ -136,8 +147,9 @@ void fbe_layout_type_deep(fbe_ir_type *t)
     if (t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH) {
         const fbe_ir_type *k = t->key, *v = t->elem;
         uint32_t align = max_u32(k->host_align, v->host_align);
-        t->host_entry_value_offset = align_up(k->host_size, v->host_align);
-        t->host_entry_size = align_up(t->host_entry_value_offset + v->host_size, align);
+        t->host_entry_value_offset = sat32(align_up(k->host_size, v->host_align));
+        t->host_entry_size =
+            sat32(align_up((uint64_t)t->host_entry_value_offset + v->host_size, align));
     }
 }
 
@@ -147,9 +159,9 @@ void fbe_layout_type_deep(fbe_ir_type *t)
 void fbe_layout_struct(fbe_ir_struct *st)
 {
     fbe_ir_field *fields = (fbe_ir_field *)st->fields;
-    uint32_t std_pos = 8, host_pos = 0, host_align = 1;
+    uint64_t std_pos = 8, host_pos = 0, final_size = 0;
+    uint32_t host_align = 1;
     bool final_fixed = true;
-    uint32_t final_size = 0;
     if (st->base) {
         std_pos = st->base->std_body_size;
         host_pos = st->base->host_size;
@@ -161,10 +173,13 @@ void fbe_layout_struct(fbe_ir_struct *st)
         fbe_ir_field *f = &fields[i];
         fbe_ir_type *t = (fbe_ir_type *)f->type;
         fbe_layout_type(t);
-        f->std_offset = std_pos;
+        /* Each term is at most UINT32_MAX and there are fewer than 2^32 fields:
+         * the 64-bit sums cannot wrap. */
+        f->std_offset = sat32(std_pos);
         std_pos += t->std_inline_size;
-        f->host_offset = align_up(host_pos, t->host_align);
-        host_pos = f->host_offset + t->host_size;
+        host_pos = align_up(host_pos, t->host_align);
+        f->host_offset = sat32(host_pos);
+        host_pos += t->host_size;
         host_align = max_u32(host_align, t->host_align);
         if (t->final_fixed)
             final_size += t->final_size;
@@ -174,9 +189,21 @@ void fbe_layout_struct(fbe_ir_struct *st)
     if (st->field_count == 0) {
         host_pos = 1; /* C11 has no empty structs: one placeholder byte */
     }
-    st->std_body_size = std_pos;
+    st->std_body_size = sat32(std_pos);
     st->host_align = host_align;
-    st->host_size = align_up(host_pos, host_align);
+    st->host_size = sat32(align_up(host_pos, host_align));
     st->final_fixed = final_fixed;
-    st->final_size = final_fixed ? final_size : 0;
+    st->final_size = final_fixed ? sat32(final_size) : 0;
+}
+
+bool fbe_ir_type_too_large(const fbe_ir_type *t)
+{
+    return t->std_inline_size > FBE_IR_MAX_SIZE || t->final_size > FBE_IR_MAX_SIZE ||
+           t->host_size > FBE_IR_MAX_SIZE || t->host_entry_size > FBE_IR_MAX_SIZE;
+}
+
+bool fbe_ir_struct_too_large(const fbe_ir_struct *st)
+{
+    return st->std_body_size > FBE_IR_MAX_SIZE || st->final_size > FBE_IR_MAX_SIZE ||
+           st->host_size > FBE_IR_MAX_SIZE;
 }

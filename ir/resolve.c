@@ -21,6 +21,7 @@ typedef struct local_decl {
     const ast_struct *ast_struct;
     int state;             /* DFS marks: 0 new, 1 in progress, 2 done */
     int layout_state;
+    bool layout_failed;    /* too large or nested too deep: no usable layout */
     bool failed;           /* an error made this declaration unusable */
 } local_decl;
 
@@ -38,7 +39,7 @@ typedef struct resolver {
 
 /* Deeper inheritance or by-value nesting than this is refused rather than risking
  * the stack on hostile schemas. */
-enum { MAX_NESTING = 256 };
+enum { MAX_NESTING = FBE_IR_MAX_NESTING };
 
 /* A resolved type name. */
 typedef struct type_target {
@@ -111,6 +112,19 @@ static const char *c_identifier(resolver *r, const char *name)
 }
 
 /* ---- names ------------------------------------------------------------------- */
+
+/* `pkg_Name`, bounded like every symbol (fbe_ir_symbol_name): the C type name
+ * and the stem of the struct's exported entry points. */
+static const char *c_type_name(resolver *r, const char *pkg, const char *name)
+{
+    const char *full = fbe_arena_printf(r->arena, "%s_%s", pkg, name);
+    if (!full || strlen(full) <= FBE_IR_MAX_SYMBOL)
+        return full;
+    char *out = fbe_arena_alloc(r->arena, FBE_IR_MAX_SYMBOL + 1);
+    if (out)
+        fbe_ir_symbol_name(full, out);
+    return out;
+}
 
 static local_decl *find_local(resolver *r, const char *name)
 {
@@ -243,7 +257,7 @@ static bool collect_decls(resolver *r)
             continue;
         }
         const char *full = fbe_arena_printf(r->arena, "%s.%s", pkg->name, name->text);
-        const char *cname = fbe_arena_printf(r->arena, "%s_%s", pkg->name, name->text);
+        const char *cname = c_type_name(r, pkg->name, name->text);
         if (!full || !cname)
             return false;
         if (ld.kind == DECL_STRUCT) {
@@ -913,7 +927,15 @@ static bool resolve_base(resolver *r, local_decl *ld, const fbe_ir_struct **out)
         if (!ok)
             return false;
     }
-    *out = t.ir;
+    /* The recursion guard above only sees bases declared later; the chain's
+     * length holds in any declaration order and across packages. */
+    const fbe_ir_struct *b = t.ir;
+    if (b->base_depth + 1 > MAX_NESTING) {
+        fbe_error(r->diags, s->base.loc, "inheritance chain is deeper than %d", MAX_NESTING);
+        return false;
+    }
+    ((fbe_ir_struct *)ld->ir)->base_depth = b->base_depth + 1;
+    *out = b;
     return true;
 }
 
@@ -1211,14 +1233,18 @@ static local_decl *local_of(resolver *r, const fbe_ir_struct *st)
     return NULL;
 }
 
+static bool check_sizes(resolver *r, local_decl *ld, bool deep);
+
 static bool layout_struct(resolver *r, local_decl *ld)
 {
     if (ld->layout_state == 2)
-        return true;
+        return !ld->layout_failed;
     if (ld->layout_state == 1)
         return false;
     ld->layout_state = 1;
+    ld->layout_failed = true; /* until the end */
     fbe_ir_struct *st = ld->ir;
+    uint32_t height = 1;
     if (st->base) {
         local_decl *b = local_of(r, st->base);
         r->depth++;
@@ -1228,6 +1254,7 @@ static bool layout_struct(resolver *r, local_decl *ld)
             ld->layout_state = 2;
             return false;
         }
+        height = st->base->value_height;
         /* The fields were copied before the base had its offsets. */
         memcpy((fbe_ir_field *)st->fields, st->base->fields,
                sizeof(fbe_ir_field) * st->own_field_start);
@@ -1259,16 +1286,56 @@ static bool layout_struct(resolver *r, local_decl *ld)
             return false;
         }
     }
+    /* The recursion guard above only sees structs laid out on the way; the
+     * height holds in any declaration order and across packages. */
+    for (size_t i = st->own_field_start; i < st->field_count; i++) {
+        const fbe_ir_field *f = &st->fields[i];
+        const fbe_ir_struct *inner = embedded_struct(f->type);
+        if (!inner || inner->value_height + 1 <= height)
+            continue;
+        height = inner->value_height + 1;
+        if (height > MAX_NESTING) {
+            fbe_loc loc = {ld->ast_struct->name.loc.source, f->loc.line, f->loc.col};
+            fbe_error(r->diags, loc, "structs are nested by value deeper than %d", MAX_NESTING);
+            ld->layout_state = 2;
+            return false;
+        }
+    }
+    st->value_height = height;
     fbe_layout_struct(st);
     ld->layout_state = 2;
-    return true;
+    ld->layout_failed = !check_sizes(r, ld, false);
+    return !ld->layout_failed;
 }
 
-static void check_sizes(resolver *r, local_decl *ld)
+static void report_field_too_large(resolver *r, const local_decl *ld, const fbe_ir_field *f)
+{
+    char tname[256];
+    fbe_ir_type_spelling(f->type, tname, sizeof tname);
+    fbe_loc loc = {ld->ast_struct->name.loc.source, f->loc.line, f->loc.col};
+    fbe_error(r->diags, loc, "field '%s' of type '%s' is larger than %u GiB, the limit of a type's size",
+              f->name, tname, (unsigned)(FBE_IR_MAX_SIZE >> 30));
+}
+
+/* Sizes saturate rather than wrap (ir/layout.c), so one comparison per type is
+ * exact. `deep`: collection elements and map entries are laid out too. */
+static bool check_sizes(resolver *r, local_decl *ld, bool deep)
 {
     const fbe_ir_struct *st = ld->ir;
-    if (st->std_body_size > (1u << 30) || st->host_size > (1u << 30))
-        fbe_error(r->diags, ld->loc, "struct '%s' is too large", st->name);
+    for (size_t i = st->own_field_start; i < st->field_count; i++) {
+        const fbe_ir_field *f = &st->fields[i];
+        if (fbe_ir_type_too_large(f->type) ||
+            (deep && f->type->elem && fbe_ir_type_too_large(f->type->elem))) {
+            report_field_too_large(r, ld, f);
+            return false;
+        }
+    }
+    if (!deep && fbe_ir_struct_too_large(st)) {
+        fbe_error(r->diags, ld->loc, "struct '%s' is larger than %u GiB, the limit of a type's size",
+                  st->name, (unsigned)(FBE_IR_MAX_SIZE >> 30));
+        return false;
+    }
+    return true;
 }
 
 /* ---- package ----------------------------------------------------------------------- */
@@ -1377,7 +1444,7 @@ fbe_ir_package *fbe_resolve_package(fbe_arena *arena, fbe_diags *diags, const as
             fbe_ir_struct *st = r->decls[i].ir;
             for (size_t j = st->own_field_start; j < st->field_count; j++)
                 fbe_layout_type_deep((fbe_ir_type *)st->fields[j].type);
-            check_sizes(r, &r->decls[i]);
+            check_sizes(r, &r->decls[i], true);
         }
     }
     finish_type_numbers(r);

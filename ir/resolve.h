@@ -20,6 +20,11 @@ void fbe_layout_type(fbe_ir_type *type);
 void fbe_layout_type_deep(fbe_ir_type *type);
 void fbe_layout_struct(fbe_ir_struct *st);
 
+/* Whether a laid-out type or struct has a size past FBE_IR_MAX_SIZE (sizes
+ * saturate instead of wrapping, so this is exact). */
+bool fbe_ir_type_too_large(const fbe_ir_type *type);
+bool fbe_ir_struct_too_large(const fbe_ir_struct *st);
+
 /* Bits of an integer kind (8..64). */
 unsigned fbe_ir_kind_bits(fbe_ir_kind kind);
 

@@ -32,6 +32,7 @@ typedef struct aot_job {
 static bool before(jit_emit *e, void *ctx, char *err, size_t size)
 {
     aot_job *job = ctx;
+    e->export_names = true;
     job->image = jit_image_create(e, job->schema, err, size);
     return job->image != NULL;
 }

@@ -75,11 +75,32 @@ size_t jit_struct_index(const jit_emit *e, const fbe_ir_struct *st)
     return SIZE_MAX;
 }
 
-void jit_entry_name(const fbe_ir_struct *st, fbe_model model, int op, char *buf, size_t size)
+void jit_entry_name(const jit_emit *e, size_t index, fbe_model model, int op,
+                    char buf[JIT_ENTRY_NAME_MAX])
 {
     static const char *const ops[] = {"size", "serialize", "verify", "deserialize"};
-    snprintf(buf, size, "fbe_%s_%s_%s", st->c_name, model == FBE_STANDARD ? "std" : "final",
-             ops[op]);
+    const char *m = model == FBE_STANDARD ? "std" : "final";
+    if (e->export_names)
+        snprintf(buf, JIT_ENTRY_NAME_MAX, "fbe_%s_%s_%s", e->codec->types[index].ir->c_name, m,
+                 ops[op]);
+    else
+        snprintf(buf, JIT_ENTRY_NAME_MAX, "fbe.%zu.%s.%s", index, m, ops[op]);
+}
+
+LLVMValueRef jit_declare_entry(jit_emit *e, size_t index, fbe_model model, int op,
+                               LLVMTypeRef ret, LLVMTypeRef *params, unsigned n)
+{
+    char name[JIT_ENTRY_NAME_MAX];
+    jit_entry_name(e, index, model, op, name);
+    LLVMValueRef fn = jit_declare(e, name, ret, params, n, true);
+    /* LLVM renames a second function of the same name instead of failing: the
+     * object would export, and a lookup would find, another struct's code. */
+    size_t len;
+    const char *given = LLVMGetValueName2(fn, &len);
+    if ((len != strlen(name) || memcmp(given, name, len) != 0) && !e->name_clash[0])
+        snprintf(e->name_clash, sizeof e->name_clash, "%s", name);
+    e->fns[index].entry[model][op] = fn;
+    return fn;
 }
 
 LLVMValueRef jit_declare(jit_emit *e, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,

@@ -65,6 +65,11 @@ typedef struct jit_emit {
      * jit_host_ptr() records the pointer in host_ptr_missing, returns a null
      * pointer and the caller must fail the emission. */
     LLVMValueRef (*host_ptr)(struct jit_emit *e, const void *p);
+    /* Entry points get exported names (AOT objects), see jit_entry_name. */
+    bool export_names;
+    /* The first entry point name LLVM had to rename (two structs with one
+     * exported name); empty if none. */
+    char name_clash[FBE_IR_MAX_SYMBOL + 32];
     void *host_ptr_ctx;
     const void *host_ptr_missing;
 } jit_emit;
@@ -154,7 +159,17 @@ bool jit_emit_final(jit_emit *e);
 /* Index of a struct in fns[] (by IR pointer). */
 size_t jit_struct_index(const jit_emit *e, const fbe_ir_struct *st);
 
-/* Stable symbol name of an entry point: fbe_<c_name>_<std|final>_<op>. */
-void jit_entry_name(const fbe_ir_struct *st, fbe_model model, int op, char *buf, size_t size);
+/* Symbol of an entry point. AOT objects (export_names) export
+ * fbe_<c_name>_<std|final>_<op>, c_name being bounded (fbe_ir_symbol_name); an
+ * in-process module names entry point i fbe.<i>.<model>.<op>, which no two
+ * structs can share whatever their names. */
+enum { JIT_ENTRY_NAME_MAX = FBE_IR_MAX_SYMBOL + 32 };
+void jit_entry_name(const jit_emit *e, size_t index, fbe_model model, int op,
+                    char buf[JIT_ENTRY_NAME_MAX]);
+/* Declares entry point `op` of struct `index` and records it in fns; a name
+ * another function already has is recorded in name_clash (the module then
+ * fails to build). */
+LLVMValueRef jit_declare_entry(jit_emit *e, size_t index, fbe_model model, int op,
+                               LLVMTypeRef ret, LLVMTypeRef *params, unsigned n);
 
 #endif

@@ -1419,17 +1419,13 @@ bool jit_emit_final(jit_emit *e)
             F.copy_fn[i] = jit_declare(e, name, e->void_t, copy_p, 2, false);
         }
         LLVMTypeRef esize_p[] = {e->ptr, e->ptr};
-        jit_entry_name(st, FBE_FINAL, JIT_SIZE, name, sizeof name);
-        f->entry[FBE_FINAL][JIT_SIZE] = jit_declare(e, name, e->i64, esize_p, 2, true);
+        jit_declare_entry(e, i, FBE_FINAL, JIT_SIZE, e->i64, esize_p, 2);
         LLVMTypeRef ser_p[] = {e->ptr, e->ptr, e->ptr};
-        jit_entry_name(st, FBE_FINAL, JIT_SERIALIZE, name, sizeof name);
-        f->entry[FBE_FINAL][JIT_SERIALIZE] = jit_declare(e, name, e->i32, ser_p, 3, true);
+        jit_declare_entry(e, i, FBE_FINAL, JIT_SERIALIZE, e->i32, ser_p, 3);
         LLVMTypeRef ver_p[] = {e->ptr, e->ptr, e->i64, e->ptr};
-        jit_entry_name(st, FBE_FINAL, JIT_VERIFY, name, sizeof name);
-        f->entry[FBE_FINAL][JIT_VERIFY] = jit_declare(e, name, e->i32, ver_p, 4, true);
+        jit_declare_entry(e, i, FBE_FINAL, JIT_VERIFY, e->i32, ver_p, 4);
         LLVMTypeRef des_p[] = {e->ptr, e->ptr, e->i64, e->ptr, e->ptr, e->ptr};
-        jit_entry_name(st, FBE_FINAL, JIT_DESERIALIZE, name, sizeof name);
-        f->entry[FBE_FINAL][JIT_DESERIALIZE] = jit_declare(e, name, e->i32, des_p, 6, true);
+        jit_declare_entry(e, i, FBE_FINAL, JIT_DESERIALIZE, e->i32, des_p, 6);
     }
     for (size_t i = 0; i < e->count; i++) {
         const fbe_ir_struct *st = e->codec->types[i].ir;

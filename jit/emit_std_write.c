@@ -353,11 +353,9 @@ bool jit_emit_std_write(jit_emit *e)
         snprintf(name, sizeof name, "std_write.%s", st->c_name);
         f->std_write = jit_declare(e, name, e->i64, write_params, 4, false);
         LLVMTypeRef entry_size_params[] = {e->ptr, e->ptr};
-        jit_entry_name(st, FBE_STANDARD, JIT_SIZE, name, sizeof name);
-        f->entry[FBE_STANDARD][JIT_SIZE] = jit_declare(e, name, e->i64, entry_size_params, 2, true);
+        jit_declare_entry(e, i, FBE_STANDARD, JIT_SIZE, e->i64, entry_size_params, 2);
         LLVMTypeRef ser_params[] = {e->ptr, e->ptr, e->ptr};
-        jit_entry_name(st, FBE_STANDARD, JIT_SERIALIZE, name, sizeof name);
-        f->entry[FBE_STANDARD][JIT_SERIALIZE] = jit_declare(e, name, e->i32, ser_params, 3, true);
+        jit_declare_entry(e, i, FBE_STANDARD, JIT_SERIALIZE, e->i32, ser_params, 3);
     }
     for (size_t i = 0; i < e->count; i++) {
         const fbe_ir_struct *st = e->codec->types[i].ir;

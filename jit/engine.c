@@ -91,8 +91,8 @@ static long install_entries(fbe_codec *codec, jit_state *state, const jit_emit *
             for (int op = 0; op < 4 && ok; op++) {
                 if (!e->fns[i].entry[m][op])
                     continue;
-                char name[512];
-                jit_entry_name(codec->types[i].ir, (fbe_model)m, op, name, sizeof name);
+                char name[JIT_ENTRY_NAME_MAX];
+                jit_entry_name(e, i, (fbe_model)m, op, name);
                 LLVMOrcExecutorAddress addr = 0;
                 ok = !failed(LLVMOrcLLJITLookup(state->jit, &addr, name), name) && addr;
                 slots[op] = (void *)(uintptr_t)addr;

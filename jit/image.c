@@ -125,6 +125,8 @@ static const member struct_m[] = {
     MB(fbe_ir_struct, declared_number, K_U32),
     MB(fbe_ir_struct, number_fixed, K_BOOL),
     MB(fbe_ir_struct, base, K_PTR),
+    MB(fbe_ir_struct, base_depth, K_U32),
+    MB(fbe_ir_struct, value_height, K_U32),
     MB(fbe_ir_struct, fields, K_PTR),
     MB(fbe_ir_struct, field_count, K_U64),
     MB(fbe_ir_struct, own_field_start, K_U64),
@@ -960,14 +962,6 @@ const void *jit_image_missing(const jit_image *img)
     return img->missing;
 }
 
-void jit_image_symbol_prefix(const fbe_ir_package *pkg, char *buf, size_t size)
-{
-    snprintf(buf, size, "fbe_%s", pkg->name);
-    for (char *c = buf; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
-            *c = '_';
-}
-
 static bool is_root_entry(const jit_emit *e, const fbe_ir_package *root, LLVMValueRef fn)
 {
     for (size_t i = 0; i < e->count; i++) {
@@ -993,8 +987,8 @@ bool jit_image_finish(jit_image *img, jit_emit *e, unsigned max_depth, const cha
         return false;
     }
     const fbe_ir_package *root = fbe_schema_root(img->schema);
-    char prefix[300], name[400];
-    jit_image_symbol_prefix(root, prefix, sizeof prefix);
+    char prefix[FBE_IR_MAX_PREFIX + 1], name[FBE_IR_MAX_PREFIX + 32];
+    fbe_ir_package_prefix(root, prefix);
 
     /* Only the root package's entry points are exported. */
     for (LLVMValueRef fn = LLVMGetFirstFunction(img->mod); fn; fn = LLVMGetNextFunction(fn)) {

@@ -44,8 +44,4 @@ const void *jit_image_missing(const jit_image *img);
 
 void jit_image_free(jit_image *img);
 
-/* "fbe_<package>" with every character that is not [A-Za-z0-9_] replaced by '_':
- * the prefix of the object's package-level symbols. */
-void jit_image_symbol_prefix(const fbe_ir_package *pkg, char *buf, size_t size);
-
 #endif

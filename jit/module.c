@@ -172,6 +172,11 @@ bool jit_module_lower(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm
         set_err(err, err_size, "lowering failed", NULL);
         ok = false;
     }
+    if (ok && e->name_clash[0]) {
+        set_err(err, err_size, "two entry points have the same symbol name (two types share a C name)",
+                e->name_clash);
+        ok = false;
+    }
     if (ok && e->host_ptr_missing) {
         char what[64];
         snprintf(what, sizeof what, "%p", e->host_ptr_missing);

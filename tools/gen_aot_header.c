@@ -15,12 +15,9 @@
 static void write_aot_block(FILE *out, const fbe_schema *schema, const size_t missing[2][4])
 {
     const fbe_ir_package *root = fbe_schema_root(schema);
-    char prefix[256];
-    snprintf(prefix, sizeof prefix, "fbe_%s", root->name);
-    for (char *c = prefix; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
-            *c = '_';
-    char guard[300];
+    char prefix[FBE_IR_MAX_PREFIX + 1];
+    fbe_ir_package_prefix(root, prefix);
+    char guard[FBE_IR_MAX_PREFIX + 16];
     snprintf(guard, sizeof guard, "FBE_AOT_%s_H", prefix + 4);
     for (char *c = guard; *c; c++)
         if (*c >= 'a' && *c <= 'z')

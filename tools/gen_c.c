@@ -185,14 +185,6 @@ uint64_t gc_node_min(const gc *g, const fbe_ir_type *t)
     }
 }
 
-void gc_symbol_prefix(const fbe_ir_package *pkg, char *buf, size_t size)
-{
-    snprintf(buf, size, "fbe_%s", pkg->name);
-    for (char *c = buf; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
-            *c = '_';
-}
-
 bool fbe_gen_c(const fbe_schema *schema, unsigned max_depth, FILE *out)
 {
     gc g;

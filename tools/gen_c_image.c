@@ -320,6 +320,8 @@ static void struct_def(gc *g, size_t k)
               "u,\n    .number_fixed = %s,\n    .base = ",
               st->type_number, st->declared_number, tf(st->number_fixed));
     ref_struct(g, st->base);
+    gc_printf(g, ",\n    .base_depth = %" PRIu32 "u,\n    .value_height = %" PRIu32 "u",
+              st->base_depth, st->value_height);
     if (st->field_count)
         gc_printf(g, ",\n    .fields = ir_s%zu_f", k);
     gc_printf(g, ",\n    .field_count = %zu,\n    .own_field_start = %zu,\n", st->field_count,
@@ -468,8 +470,8 @@ void gc_emit_image(gc *g)
  * entry points they refer to. */
 void gc_emit_image_tail(gc *g)
 {
-    char prefix[300];
-    gc_symbol_prefix(g->root, prefix, sizeof prefix);
+    char prefix[FBE_IR_MAX_PREFIX + 1];
+    fbe_ir_package_prefix(g->root, prefix);
     static const char *const models[2] = {"std", "final"};
     static const char *const ops[4] = {"size", "serialize", "verify", "deserialize"};
     gc_printf(g, "\n/* ---- the image descriptor ---- */\n\n");

@@ -92,7 +92,4 @@ void gc_emit_final(gc *g);
 void gc_emit_entries(gc *g);
 void gc_emit_image_tail(gc *g);
 
-/* The prefix of package-level symbols, "fbe_<package>" ([A-Za-z0-9_] kept). */
-void gc_symbol_prefix(const fbe_ir_package *pkg, char *buf, size_t size);
-
 #endif

@@ -32,7 +32,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever fbe_aot_image, fbe_aot_type or the IR structs change. */
-#define FBE_AOT_ABI_VERSION 1u
+#define FBE_AOT_ABI_VERSION 2u
 
 /* One struct type of an image: its IR (inside the image) and the native entry
  * points. A NULL entry point was not lowered natively when the object was

@@ -27,6 +27,16 @@ typedef struct fbe_ir_struct fbe_ir_struct;
 typedef struct fbe_ir_field fbe_ir_field;
 typedef struct fbe_ir_package fbe_ir_package;
 
+/* The largest standard inline/body size, final size and C host size of any type
+ * or struct (1 GiB). A schema with a type past it is rejected with a located
+ * error, so every size and offset in the IR fits comfortably in 32 bits and a
+ * sum of two never wraps. */
+#define FBE_IR_MAX_SIZE (UINT32_C(1) << 30)
+
+/* The deepest inheritance chain and by-value struct nesting a schema may have,
+ * whatever the declaration order (a located error past it). */
+#define FBE_IR_MAX_NESTING 256
+
 /* One X-macro table: kind, schema spelling, standard inline size (0 = computed). */
 #define FBE_IR_KINDS(X)                        \
     X(BOOL, "bool", 1)                         \
@@ -104,6 +114,22 @@ struct fbe_ir_type {
     uint32_t host_entry_size;
     /* VECTOR, LIST, SET: the element stride is elem->host_size. */
 };
+
+/* The longest C name the IR derives from schema names (type names, symbol
+ * prefixes) and therefore the longest stem of an exported symbol. */
+#define FBE_IR_MAX_SYMBOL 120
+
+/* `name` as a C identifier part: every character other than [A-Za-z0-9]
+ * becomes '_'; a result longer than FBE_IR_MAX_SYMBOL keeps its first 103
+ * characters and ends in '_' and 16 hex digits of the 64-bit FNV-1a hash of the
+ * whole name, so symbols stay unique and short whatever a schema's names are. */
+void fbe_ir_symbol_name(const char *name, char out[FBE_IR_MAX_SYMBOL + 1]);
+
+/* "fbe_" and the package name as fbe_ir_symbol_name spells it: the prefix of
+ * the symbols an AOT object or static C file exports for the package
+ * (<prefix>_aot_image, <prefix>_codec_create). */
+#define FBE_IR_MAX_PREFIX (FBE_IR_MAX_SYMBOL + 4)
+void fbe_ir_package_prefix(const fbe_ir_package *pkg, char out[FBE_IR_MAX_PREFIX + 1]);
 
 /* Schema spelling of a type ("int32?", "proto.Order[]", "string<int32>"), truncated
  * to fit `size` bytes. */
@@ -214,6 +240,14 @@ struct fbe_ir_struct {
     bool number_fixed;
 
     const fbe_ir_struct *base;
+    /* Levels of inheritance above this struct (0: no base); at most
+     * FBE_IR_MAX_NESTING. */
+    uint32_t base_depth;
+    /* Struct bodies one value of this struct occupies by value: 1, plus the
+     * deepest struct it embeds as a plain field or a struct array (inherited
+     * fields included); at most FBE_IR_MAX_NESTING. Optional structs and
+     * collections are not counted: their depth depends on the value. */
+    uint32_t value_height;
     /* Flattened wire order: the base chain's fields first, then this level's. */
     const fbe_ir_field *fields;
     size_t field_count;
