@@ -286,6 +286,17 @@ bool lit_parse_string(fbe_arena *arena, const char *text, char **out, size_t *le
             buf[o++] = (char)v;
     }
     buf[o] = '\0';
+    /* Raw bytes and \x / octal escapes can spell anything; a default that is
+     * not UTF-8 would make every frame holding it fail to convert to JSON. */
+    for (size_t i = 0; i < o;) {
+        uint32_t cp;
+        size_t k = utf8_decode((const unsigned char *)buf + i, (const unsigned char *)buf + o, &cp);
+        if (!k) {
+            *error = "invalid UTF-8 in string literal";
+            return false;
+        }
+        i += k;
+    }
     *out = buf;
     *len = o;
     return true;

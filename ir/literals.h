@@ -30,7 +30,8 @@ bool lit_parse_decimal_int(const char *text, lit_int *out, const char **error);
 bool lit_parse_char(const char *text, uint32_t *out, const char **error);
 
 /* A string literal "..." (quotes included) with C++ escapes; \u and \U produce
- * UTF-8. The result is NUL-terminated and may contain NULs (see *len). */
+ * UTF-8. The result is NUL-terminated, may contain NULs (see *len) and must be
+ * valid UTF-8 (raw bytes and \x or octal escapes are checked too). */
 bool lit_parse_string(fbe_arena *arena, const char *text, char **out, size_t *len,
                       const char **error);
 

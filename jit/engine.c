@@ -115,6 +115,7 @@ static long install_entries(fbe_codec *codec, jit_state *state, const jit_emit *
                     ops->deserialize = nat->deserialize;
             }
         }
+        ok = fbe_codec_guard_depth(codec);
     }
     free(native);
     return ok ? functions : -1;

@@ -159,6 +159,8 @@ fbe_codec *fbe_aot_codec_create(const fbe_aot_image *image, fbe_status *status)
         }
     }
     codec->type_count = n;
+    if (!fbe_codec_guard_depth(codec))
+        return aot_fail(codec, status, FBE_NOMEM);
     if (status)
         *status = FBE_OK;
     return codec;

@@ -5,6 +5,7 @@
 #ifndef FBE_RUNTIME_CODEC_IMPL_H
 #define FBE_RUNTIME_CODEC_IMPL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "fbe/arena.h"
@@ -20,6 +21,15 @@ struct fbe_codec {
      * they release their own state here (JIT memory, loaded objects). */
     void (*destroy_backend)(struct fbe_codec *codec);
     void *backend_data;
+    /* The backend's serialize of every type (2 per type, by model) whose values
+     * can nest deeper than max_depth; NULL if none (runtime/depth_guard.c). */
+    fbe_serialize_fn *guarded;
 };
+
+/* Wraps the serialize entry points of the types whose values can nest deeper
+ * than max_depth so that they return FBE_TOO_DEEP instead of writing a frame
+ * verify rejects. Called by every backend once its entry points are installed
+ * (again after a backend replaces them). False: out of memory. */
+bool fbe_codec_guard_depth(fbe_codec *codec);
 
 #endif

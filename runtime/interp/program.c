@@ -550,6 +550,8 @@ fbe_codec *fbe_interp_create(const fbe_schema *schema, const fbe_codec_options *
                                             interp_final_verify, interp_final_deserialize};
     }
     codec->type_count = count;
+    if (!fbe_codec_guard_depth(codec))
+        return fail(codec, status, FBE_NOMEM);
     if (status)
         *status = FBE_OK;
     return codec;

@@ -1,0 +1,259 @@
+/* Serialize refuses what verify would reject as too deep (docs/codec.md,
+ * "Limits"): a frame we write must be one we can read back.
+ *
+ * Verify counts one level per struct body entered (the root is level 1), the
+ * same for struct fields, optional structs and collection elements. Most types
+ * cannot nest deeper than the codec's max_depth whatever the value: for them
+ * nothing changes and serialize costs nothing more. For the others (a struct
+ * reachable from itself through an optional or a collection, or a chain of
+ * types deeper than the limit), serialize first walks the host value by the IR,
+ * at most max_depth + 1 levels deep, and returns FBE_TOO_DEEP past the limit.
+ * One rule for every backend: the codec's entry points are wrapped here after
+ * the backend installed them. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec_impl.h"
+
+/* The structs a field's type holds one level down: the struct itself, or the
+ * element of an optional, array or collection (possibly an optional struct),
+ * and a map's key. */
+static size_t child_structs(const fbe_ir_type *t, const fbe_ir_struct *out[2])
+{
+    size_t n = 0;
+    const fbe_ir_type *v = t->kind == FBE_IR_STRUCT ? t : t->elem;
+    if (v && v->kind == FBE_IR_OPTIONAL)
+        v = v->elem;
+    if (v && v->kind == FBE_IR_STRUCT)
+        out[n++] = v->struct_type;
+    if (t->key && t->key->kind == FBE_IR_STRUCT)
+        out[n++] = t->key->struct_type;
+    return n;
+}
+
+/* Type index by IR pointer (open addressing): fbe_codec_type_of is a scan, and
+ * schemas may have tens of thousands of structs. */
+typedef struct index_map {
+    const fbe_ir_struct **keys;
+    size_t *values;
+    size_t mask;
+} index_map;
+
+static size_t slot_of(const index_map *m, const fbe_ir_struct *st)
+{
+    size_t h = (size_t)(((uintptr_t)st >> 4) * UINT64_C(0x9E3779B97F4A7C15)) & m->mask;
+    while (m->keys[h] && m->keys[h] != st)
+        h = (h + 1) & m->mask;
+    return h;
+}
+
+static bool index_map_init(index_map *m, const fbe_codec *codec)
+{
+    size_t cap = 16;
+    while (cap < codec->type_count * 2)
+        cap *= 2;
+    m->mask = cap - 1;
+    m->keys = calloc(cap, sizeof *m->keys);
+    m->values = calloc(cap, sizeof *m->values);
+    if (!m->keys || !m->values)
+        return false;
+    for (size_t i = 0; i < codec->type_count; i++) {
+        size_t h = slot_of(m, codec->types[i].ir);
+        m->keys[h] = codec->types[i].ir;
+        m->values[h] = i;
+    }
+    return true;
+}
+
+static size_t type_index(const index_map *m, const fbe_ir_struct *st)
+{
+    size_t h = slot_of(m, st);
+    return m->keys[h] ? m->values[h] : SIZE_MAX;
+}
+
+/* reach[i]: the deepest level a value of type i can reach, saturated at
+ * cap (= max_depth + 1, also for cycles), by a depth-first walk in post-order:
+ * a back edge marks its source as unbounded and every node on the stack above
+ * it inherits that when popped. An explicit stack: chains of optional structs
+ * may be as long as the schema. */
+static bool compute_reach(const fbe_codec *codec, const index_map *map, unsigned cap,
+                          unsigned *reach)
+{
+    size_t n = codec->type_count;
+    typedef struct frame {
+        size_t type, field, child;
+    } frame;
+    uint8_t *state = calloc(n ? n : 1, 1); /* 0 new, 1 on the stack, 2 done */
+    frame *stack = malloc(sizeof *stack * (n ? n : 1));
+    if (!state || !stack) {
+        free(state);
+        free(stack);
+        return false;
+    }
+    for (size_t root = 0; root < n; root++) {
+        if (state[root])
+            continue;
+        size_t top = 0;
+        stack[top++] = (frame){root, 0, 0};
+        state[root] = 1;
+        reach[root] = 1;
+        while (top) {
+            frame *f = &stack[top - 1];
+            const fbe_ir_struct *st = codec->types[f->type].ir;
+            if (f->field == st->field_count) {
+                state[f->type] = 2;
+                unsigned r = reach[f->type];
+                top--;
+                if (top && r + 1 > reach[stack[top - 1].type])
+                    reach[stack[top - 1].type] = r + 1 > cap ? cap : r + 1;
+                continue;
+            }
+            const fbe_ir_struct *kids[2];
+            size_t k = child_structs(st->fields[f->field].type, kids);
+            if (f->child >= k) {
+                f->field++;
+                f->child = 0;
+                continue;
+            }
+            size_t c = type_index(map, kids[f->child++]);
+            if (c == SIZE_MAX)
+                continue;
+            if (state[c] == 1) {
+                reach[f->type] = cap; /* a cycle: unbounded */
+            } else if (state[c] == 2) {
+                if (reach[c] + 1 > reach[f->type])
+                    reach[f->type] = reach[c] + 1 > cap ? cap : reach[c] + 1;
+            } else {
+                state[c] = 1;
+                reach[c] = 1;
+                stack[top++] = (frame){c, 0, 0};
+            }
+        }
+    }
+    free(state);
+    free(stack);
+    return true;
+}
+
+static bool struct_too_deep(const fbe_ir_struct *st, const uint8_t *host, unsigned level,
+                            unsigned max);
+
+/* One host element of type t (a struct, an optional struct pointer, or
+ * anything else, which holds no struct). */
+static bool elem_too_deep(const fbe_ir_type *t, const uint8_t *p, unsigned level, unsigned max)
+{
+    if (t->kind == FBE_IR_STRUCT)
+        return struct_too_deep(t->struct_type, p, level + 1, max);
+    if (t->kind == FBE_IR_OPTIONAL && t->elem->kind == FBE_IR_STRUCT) {
+        const uint8_t *inner;
+        memcpy(&inner, p, sizeof inner);
+        return inner && struct_too_deep(t->elem->struct_type, inner, level + 1, max);
+    }
+    return false;
+}
+
+static bool field_too_deep(const fbe_ir_type *t, const uint8_t *p, unsigned level, unsigned max)
+{
+    switch (t->kind) {
+    case FBE_IR_STRUCT:
+    case FBE_IR_OPTIONAL:
+        return elem_too_deep(t, p, level, max);
+    case FBE_IR_ARRAY:
+        for (uint32_t i = 0; i < t->array_len; i++)
+            if (elem_too_deep(t->elem, p + (size_t)i * t->elem->host_size, level, max))
+                return true;
+        return false;
+    case FBE_IR_VECTOR:
+    case FBE_IR_LIST:
+    case FBE_IR_SET:
+    case FBE_IR_MAP:
+    case FBE_IR_HASH: {
+        const uint8_t *data;
+        size_t count;
+        memcpy(&data, p, sizeof data);
+        memcpy(&count, p + sizeof data, sizeof count);
+        bool keyed = t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH;
+        size_t stride = keyed ? t->host_entry_size : t->elem->host_size;
+        for (size_t i = 0; data && i < count; i++) {
+            const uint8_t *e = data + i * stride;
+            if (keyed && elem_too_deep(t->key, e, level, max))
+                return true;
+            if (elem_too_deep(t->elem, keyed ? e + t->host_entry_value_offset : e, level, max))
+                return true;
+        }
+        return false;
+    }
+    default:
+        return false;
+    }
+}
+
+/* Recursion is bounded: it stops one level past max. */
+static bool struct_too_deep(const fbe_ir_struct *st, const uint8_t *host, unsigned level,
+                            unsigned max)
+{
+    if (level > max)
+        return true;
+    for (size_t i = 0; i < st->field_count; i++) {
+        const fbe_ir_field *f = &st->fields[i];
+        if (field_too_deep(f->type, host + f->host_offset, level, max))
+            return true;
+    }
+    return false;
+}
+
+static fbe_status guarded_serialize(const fbe_type *type, fbe_model model, const void *value,
+                                    fbe_buffer *out)
+{
+    const fbe_codec *codec = type->codec;
+    if (value && struct_too_deep(type->ir, value, 1, codec->max_depth))
+        return FBE_TOO_DEEP;
+    return codec->guarded[(size_t)(type - codec->types) * 2 + model](type, value, out);
+}
+
+static fbe_status guarded_std(const fbe_type *type, const void *value, fbe_buffer *out)
+{
+    return guarded_serialize(type, FBE_STANDARD, value, out);
+}
+
+static fbe_status guarded_final(const fbe_type *type, const void *value, fbe_buffer *out)
+{
+    return guarded_serialize(type, FBE_FINAL, value, out);
+}
+
+bool fbe_codec_guard_depth(fbe_codec *codec)
+{
+    size_t n = codec->type_count;
+    unsigned cap = codec->max_depth + 1;
+    unsigned *reach = calloc(n ? n : 1, sizeof *reach);
+    index_map map = {0};
+    bool ok = reach && index_map_init(&map, codec) && compute_reach(codec, &map, cap, reach);
+    free(map.keys);
+    free(map.values);
+    if (!ok) {
+        free(reach);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (reach[i] <= codec->max_depth)
+            continue;
+        if (!codec->guarded) {
+            codec->guarded = fbe_arena_zalloc(&codec->arena, sizeof *codec->guarded * n * 2);
+            if (!codec->guarded) {
+                free(reach);
+                return false;
+            }
+        }
+        fbe_model_ops *ops = codec->types[i].ops;
+        for (int m = 0; m < 2; m++) {
+            /* Installed again (a JIT replacing entry points): keep the inner one. */
+            if (ops[m].serialize == guarded_std || ops[m].serialize == guarded_final)
+                continue;
+            codec->guarded[i * 2 + (size_t)m] = ops[m].serialize;
+            ops[m].serialize = m == FBE_STANDARD ? guarded_std : guarded_final;
+        }
+    }
+    free(reach);
+    return true;
+}
