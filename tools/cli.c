@@ -240,36 +240,47 @@ static bool read_file(const char *path, char **text, size_t *len)
     return true;
 }
 
-/* Writes `text` to `path` unless it already holds exactly that: through a
- * temporary file and a rename, so that a reader (or another fbec writing the
- * same header for another schema) never sees half a file. */
-static bool write_if_changed(const char *cmd, const char *path, const char *text, size_t len)
+/* True when both files can be read and hold the same bytes. */
+static bool same_content(const char *a, const char *b)
 {
-    char *old = NULL;
-    size_t old_len = 0;
-    if (read_file(path, &old, &old_len)) {
-        bool same = old_len == len && memcmp(old, text, len) == 0;
-        free(old);
-        if (same)
-            return true;
-    }
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    if (!tmp) {
+    char *ta = NULL, *tb = NULL;
+    size_t la = 0, lb = 0;
+    bool same = read_file(a, &ta, &la) && read_file(b, &tb, &lb) && la == lb &&
+                memcmp(ta, tb, la) == 0;
+    free(ta);
+    free(tb);
+    return same;
+}
+
+/* DIR/PACKAGE.h for an imported package: written to a temporary file, then
+ * renamed over the old one unless that already has the same text, so that
+ * nothing including it is rebuilt for nothing and a reader (or another fbec
+ * writing the same header for another schema) never sees half a file. */
+static bool write_import_header(const char *cmd, const char *dir, const fbe_schema *schema,
+                                const fbe_ir_package *pkg)
+{
+    size_t n = strlen(dir) + strlen(pkg->name) + 40;
+    char *path = malloc(n), *tmp = malloc(n);
+    if (!path || !tmp) {
         fprintf(stderr, "fbec %s: out of memory\n", cmd);
+        free(path);
+        free(tmp);
         return false;
     }
+    snprintf(path, n, "%s/%s.h", dir, pkg->name);
     snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
-    bool ok = f && fwrite(text, 1, len, f) == len;
+    bool ok = f && fbe_gen_header(schema, pkg, f);
     if (f)
         ok = fclose(f) == 0 && ok;
-    if (ok && rename(tmp, path) != 0)
-        ok = false;
-    if (!ok) {
+    if (ok && same_content(tmp, path))
+        remove(tmp);
+    else if (!ok || rename(tmp, path) != 0) {
         fprintf(stderr, "fbec %s: cannot write '%s': %s\n", cmd, path, strerror(errno));
         remove(tmp);
+        ok = false;
     }
+    free(path);
     free(tmp);
     return ok;
 }
@@ -282,31 +293,9 @@ static bool write_import_headers(const char *cmd, const char *dir, const fbe_sch
     }
     const fbe_ir_package *root = fbe_schema_root(schema);
     bool ok = true;
-    for (size_t i = 0; ok && i < fbe_schema_package_count(schema); i++) {
-        const fbe_ir_package *pkg = fbe_schema_package(schema, i);
-        if (pkg == root)
-            continue;
-        char *text = NULL;
-        size_t len = 0;
-        FILE *mem = open_memstream(&text, &len);
-        if (!mem) {
-            fprintf(stderr, "fbec %s: out of memory\n", cmd);
-            return false;
-        }
-        ok = fbe_gen_header(schema, pkg, mem);
-        ok = fclose(mem) == 0 && ok;
-        size_t n = strlen(dir) + strlen(pkg->name) + 4;
-        char *path = ok ? malloc(n) : NULL;
-        if (path) {
-            snprintf(path, n, "%s/%s.h", dir, pkg->name);
-            ok = write_if_changed(cmd, path, text, len);
-        } else if (ok) {
-            fprintf(stderr, "fbec %s: out of memory\n", cmd);
-            ok = false;
-        }
-        free(path);
-        free(text);
-    }
+    for (size_t i = 0; ok && i < fbe_schema_package_count(schema); i++)
+        if (fbe_schema_package(schema, i) != root)
+            ok = write_import_header(cmd, dir, schema, fbe_schema_package(schema, i));
     return ok;
 }
 
