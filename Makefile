@@ -5,11 +5,13 @@
 #   make bench  build with Release flags (-O2) in build/release, run bench_all (fbe-c
 #               and its peers) and write docs/performance.md
 #   make fuzz   the libFuzzer targets (clang-19), FUZZ_SECONDS each (docs/fuzzing.md)
+#   make package  the Debian package of what `cmake --install` installs, in build/
+#               (docs/getting-started.md)
 MAKEFLAGS += --no-print-directory
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build build-sanitize demo test test-nollvm bench fuzz clean
+.PHONY: all deps build build-sanitize demo test test-nollvm bench fuzz package clean
 
 all: build
 
@@ -70,6 +72,12 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	@tools/install-deps.sh --fuzz
 	@tools/fuzz.sh $(BUILD)/fuzz $(FUZZ_SECONDS) $(JOBS)
+
+# package: build/fbe-c_VERSION_ARCH.deb (CPack): fbec, the headers, the libraries,
+# the CMake package with fbe_generate(), the pkg-config files and the man page.
+package: build
+	@cd $(BUILD) && cpack -G DEB >/dev/null
+	@ls $(BUILD)/fbe-c_*.deb
 
 clean:
 	@rm -rf $(BUILD)

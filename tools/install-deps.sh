@@ -13,6 +13,7 @@ packages=(
   libsimdjson-dev               # JSON parsing (fbe_json; docs/json.md)
   libcmocka-dev                 # unit tests
   libbenchmark-dev              # perf/
+  pkgconf dpkg-dev              # the installed .pc files (tests), make package (dpkg-shlibdeps)
 )
 
 # `--bench` (make bench): also the peers bench_all compares against and what
