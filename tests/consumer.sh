@@ -7,7 +7,8 @@
 #   consumer.sh prefix  BUILD WORK   against WORK/prefix: jit, aot and c built
 #                                    separately; touching the imported schema
 #                                    regenerates; pkg-config; fbec --version/-V
-#   consumer.sh subdir  BUILD WORK   add_subdirectory of the source tree
+#   consumer.sh subdir  BUILD WORK   add_subdirectory of the source tree, whole
+#                                    and runtime only
 #   consumer.sh deb     BUILD WORK   against the files of the .deb (dpkg-deb -x)
 #
 # BUILD is the fbe-c build tree; the source tree and the golden files are found
@@ -127,6 +128,14 @@ subdir)
   configure "$work/$mode/build" "jit;aot;c" -DFBE_SOURCE_DIR="$src"
   build "$work/$mode/build"
   run "$work/$mode/build" jit aot c
+  # A runtime-only subproject looks for no flex, bison, LLVM, simdjson or C++
+  # compiler; fbe_generate runs the fbec it is given.
+  configure "$work/$mode/runtime" c -DFBE_SOURCE_DIR="$src" -DFBE_BUILD_COMPILER=OFF \
+    -DFBE_FBEC_EXECUTABLE="$build/fbec"
+  ! grep -E '^(FLEX_EXECUTABLE|BISON_EXECUTABLE|LLVM_DIR|simdjson_DIR|CMAKE_CXX_COMPILER):' \
+    "$work/$mode/runtime/CMakeCache.txt" || fail "runtime-only build looked for more"
+  build "$work/$mode/runtime"
+  run "$work/$mode/runtime" c
   ;;
 deb)
   # The package of `make package`; shlibdeps and xz only make it slower here.
