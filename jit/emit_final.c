@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "emit_budget.h"
 #include "interp/program.h"
 
 /* Sizes saturate here, as the interpreter's (final.c SAT). */
@@ -58,6 +59,8 @@ typedef struct fin {
     LLVMValueRef *depth_fn; /* per struct; NULL unless fixed */
     LLVMValueRef *copy_fn;  /* per struct; NULL unless fixed */
     unsigned max_depth;     /* the codec's: verify's limit, deserialize's default */
+    LLVMValueRef decode_alloc; /* fbe_decode_alloc */
+    LLVMTypeRef decode_alloc_t;
 } fin;
 
 /* ---- the IR, classified ---------------------------------------------------------- */
@@ -695,6 +698,13 @@ static LLVMValueRef w_past(walk *w, LLVMValueRef pos, uint64_t n)
     return icmp(w->e, LLVMIntUGT, addc(w->e, pos, n), w->end);
 }
 
+/* What final_read.* get as ctx: the caller's options, read at their own offsets,
+ * and the call's decode budget (fbe/arena.h). */
+typedef struct final_read_ctx {
+    fbe_decode_options options;
+    fbe_decode_budget memory;
+} final_read_ctx;
+
 static LLVMValueRef w_arena(walk *w)
 {
     return jit_load(w->e, w->e->ptr, w->ctx, offsetof(fbe_decode_options, arena));
@@ -780,9 +790,9 @@ static LLVMValueRef w_call_struct(walk *w, const fbe_ir_struct *st, LLVMValueRef
     return call(e, f->final_read, args, 6);
 }
 
-/* fbe_arena_alloc(arena, size), size > 0: its bump-pointer fast path inline (16-byte
- * granules, arena.h), the function itself when the current chunk is full, so the
- * arena ends up exactly as after the interpreter's calls. */
+/* fbe_decode_alloc(arena, size, budget), size > 0: its bump-pointer fast path inline
+ * (16-byte granules, arena.h), the function itself when the current chunk is full,
+ * so the arena ends up exactly as after the interpreter's calls. */
 static LLVMValueRef w_alloc(walk *w, LLVMValueRef size, LLVMValueRef at)
 {
     jit_emit *e = w->e;
@@ -800,8 +810,8 @@ static LLVMValueRef w_alloc(walk *w, LLVMValueRef size, LLVMValueRef at)
                    jit_gep_c(e, arena, offsetof(fbe_arena, ptr)));
     LLVMBuildBr(e->b, done);
     jit_position(e, slow);
-    LLVMValueRef args[] = {arena, size};
-    LLVMValueRef called = LLVMBuildCall2(e->b, e->fn_arena_alloc_t, e->fn_arena_alloc, args, 2, "");
+    LLVMValueRef args[] = {arena, size, jit_gep_c(e, w->ctx, offsetof(final_read_ctx, memory))};
+    LLVMValueRef called = LLVMBuildCall2(e->b, w->F->decode_alloc_t, w->F->decode_alloc, args, 3, "");
     LLVMBuildBr(e->b, done);
     jit_position(e, done);
     LLVMValueRef m = jit_phi2(e, e->ptr, ptr, fast, called, slow);
@@ -1369,10 +1379,23 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
         call(e, F->copy_fn[jit_struct_index(e, st)], args, 2);
         q = jit_i64(e, 8 + (uint64_t)st->final_size);
     } else {
-        LLVMValueRef args[] = {data, end, opts, jit_i64(e, 8), value, left};
+        LLVMValueRef ctx = jit_alloca(e, LLVMArrayType(e->i64, sizeof(final_read_ctx) / 8), "ctx");
+        jit_store(e, arena, ctx, offsetof(final_read_ctx, options.arena));
+        jit_store(e, jit_load(e, e->i32, opts, offsetof(fbe_decode_options, flags)), ctx,
+                  offsetof(final_read_ctx, options.flags));
+        LLVMValueRef memory = jit_gep_c(e, ctx, offsetof(final_read_ctx, memory));
+        jit_store(e, jit_i64(e, 0), memory, offsetof(fbe_decode_budget, cap));
+        jit_store(e, jit_load(e, e->i64, opts, offsetof(fbe_decode_options, max_memory)), memory,
+                  offsetof(fbe_decode_budget, max_memory));
+        jit_store(e, end, memory, offsetof(fbe_decode_budget, input));
+        LLVMValueRef args[] = {data, end, ctx, jit_i64(e, 8), value, left};
         q = call(e, f->final_read, args, 6);
-        ret_status_if(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)),
-                      LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, q, ""), e->i32, ""));
+        LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)), "bad");
+        LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
+        jit_position(e, bad);
+        LLVMValueRef failed = LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, q, ""), e->i32, "");
+        LLVMBuildRet(e->b, jit_decode_status(e, failed, memory));
+        jit_position(e, cont);
     }
     ret_status_if(e, icmp(e, LLVMIntNE, q, end), jit_i32(e, FBE_FINAL_SIZE));
     jit_if_begin(e, &c, LLVMBuildIsNotNull(e->b, consumed, ""));
@@ -1386,6 +1409,7 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
 bool jit_emit_final(jit_emit *e)
 {
     fin F = {.e = e, .max_depth = fbe_codec_max_depth(e->codec)};
+    F.decode_alloc = jit_decode_alloc_fn(e, &F.decode_alloc_t);
     F.depth_fn = calloc(e->count + 1, sizeof *F.depth_fn);
     F.copy_fn = calloc(e->count + 1, sizeof *F.copy_fn);
     if (!F.depth_fn || !F.copy_fn) {

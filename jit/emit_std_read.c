@@ -34,12 +34,14 @@
 #include <string.h>
 
 #include "emit.h"
+#include "emit_budget.h"
 #include "interp/program.h" /* struct fbe_codec: the type table */
 
 enum {
     CTX_ARENA,     /* ptr: fbe_arena * */
     CTX_AEND,      /* ptr: arena->end (arena->ptr travels by value) */
     CTX_BORROW,    /* i32: FBE_DECODE_BORROW */
+    CTX_MEMORY,    /* fbe_decode_budget: what the arena's slow path charges */
     CTX_FIELDS
 };
 
@@ -51,6 +53,8 @@ typedef struct rd {
     LLVMTypeRef ctx_t;
     LLVMTypeRef verify_t, read_t; /* internal function types */
     LLVMTypeRef read_ret_t;       /* {i64 budget, ptr arena cursor} */
+    LLVMValueRef decode_alloc;    /* fbe_decode_alloc: ptr (ptr, i64, ptr) */
+    LLVMTypeRef decode_alloc_t;
     LLVMValueRef *vpartial, *rpartial; /* per struct: the older-writer paths */
     bool *inl;                    /* per struct: fast paths are always inlined */
 
@@ -756,7 +760,7 @@ static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool 
 static void d_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef base,
                     LLVMValueRef host, LLVMBasicBlockRef fail);
 
-/* fbe_arena_alloc with its bump path inlined (same rounding and alignment) on
+/* fbe_decode_alloc with its bump path inlined (same rounding and alignment) on
  * the cached pointer; the rest goes through it. NOMEM goes to fail. */
 static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, LLVMBasicBlockRef fail)
 {
@@ -778,8 +782,8 @@ static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, LLVMBasicBlockRef fail)
     LLVMBuildBr(e->b, done);
     jit_position(e, slow);
     jit_store(e, p, r->arena, offsetof(fbe_arena, ptr));
-    LLVMValueRef args[] = {r->arena, n};
-    LLVMValueRef q = LLVMBuildCall2(e->b, e->fn_arena_alloc_t, e->fn_arena_alloc, args, 2, "");
+    LLVMValueRef args[] = {r->arena, n, ctx_gep(r, CTX_MEMORY)};
+    LLVMValueRef q = LLVMBuildCall2(e->b, r->decode_alloc_t, r->decode_alloc, args, 3, "");
     local_store(r, r->aptr, jit_load(e, e->ptr, r->arena, offsetof(fbe_arena, ptr)));
     ctx_store(r, CTX_AEND, jit_load(e, e->ptr, r->arena, offsetof(fbe_arena, end)));
     LLVMBuildStore(e->b, q, out);
@@ -1321,9 +1325,15 @@ static void define_read_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *f)
     /* a failure in the fields: what was allocated stays allocated */
     LLVMBasicBlockRef failed = at_block(r, "failed", &saved);
     jit_store(e, local_load(r, r->aptr, e->ptr), arena, offsetof(fbe_arena, ptr));
-    LLVMBuildRet(e->b, local_load(r, r->status, e->i32));
+    LLVMBuildRet(e->b, jit_decode_status(e, local_load(r, r->status, e->i32), ctx_gep(r, CTX_MEMORY)));
     back(r, saved);
     frame(r, data, size, fail);
+    /* the decode budget (arena.h): input is the frame */
+    LLVMValueRef memory = ctx_gep(r, CTX_MEMORY);
+    jit_store(e, jit_i64(e, 0), memory, offsetof(fbe_decode_budget, cap));
+    jit_store(e, jit_load(e, e->i64, options, offsetof(fbe_decode_options, max_memory)), memory,
+              offsetof(fbe_decode_budget, max_memory));
+    jit_store(e, r->size, memory, offsetof(fbe_decode_budget, input));
     struct_body(r, st, jit_i64(e, 4), r->body, fail, failed, BODY_READ, value, true);
     jit_store(e, local_load(r, r->aptr, e->ptr), arena, offsetof(fbe_arena, ptr));
     jit_if c2;
@@ -1416,14 +1426,41 @@ static void mark_noalias(jit_emit *e, LLVMValueRef fn, unsigned param)
     LLVMAddAttributeAtIndex(fn, param + 1, LLVMCreateEnumAttribute(e->ctx, kind, 0));
 }
 
+/* ---- the decode budget (emit_budget.h) ---------------------------------------------- */
+
+LLVMTypeRef jit_decode_budget_t(jit_emit *e)
+{
+    _Static_assert(sizeof(fbe_decode_budget) == 3 * sizeof(uint64_t), "three i64");
+    LLVMTypeRef fields[] = {e->i64, e->i64, e->i64};
+    return LLVMStructTypeInContext(e->ctx, fields, 3, 0);
+}
+
+LLVMValueRef jit_decode_alloc_fn(jit_emit *e, LLVMTypeRef *type)
+{
+    LLVMTypeRef params[] = {e->ptr, e->i64, e->ptr};
+    *type = LLVMFunctionType(e->ptr, params, 3, 0);
+    LLVMValueRef fn = LLVMGetNamedFunction(e->mod, "fbe_decode_alloc");
+    return fn ? fn : LLVMAddFunction(e->mod, "fbe_decode_alloc", *type);
+}
+
+LLVMValueRef jit_decode_status(jit_emit *e, LLVMValueRef status, LLVMValueRef budget)
+{
+    LLVMValueRef cap = jit_load(e, e->i64, budget, offsetof(fbe_decode_budget, cap));
+    LLVMValueRef spent = LLVMBuildAnd(
+        e->b, LLVMBuildICmp(e->b, LLVMIntEQ, status, jit_i32(e, FBE_NOMEM), ""),
+        LLVMBuildICmp(e->b, LLVMIntEQ, cap, jit_i64(e, FBE_DECODE_SPENT), ""), "");
+    return LLVMBuildSelect(e->b, spent, jit_i32(e, FBE_MEMORY_LIMIT), status, "");
+}
+
 /* ---- module ---------------------------------------------------------------------- */
 
 bool jit_emit_std_read(jit_emit *e)
 {
     rd r = {.e = e};
     bool ok = false;
-    LLVMTypeRef ctx_fields[CTX_FIELDS] = {e->ptr, e->ptr, e->i32};
+    LLVMTypeRef ctx_fields[CTX_FIELDS] = {e->ptr, e->ptr, e->i32, jit_decode_budget_t(e)};
     r.ctx_t = LLVMStructTypeInContext(e->ctx, ctx_fields, CTX_FIELDS, 0);
+    r.decode_alloc = jit_decode_alloc_fn(e, &r.decode_alloc_t);
     LLVMTypeRef vparams[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->i64};
     r.verify_t = LLVMFunctionType(e->i64, vparams, 6, 0);
     LLVMTypeRef rret[] = {e->i64, e->ptr};

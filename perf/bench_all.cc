@@ -108,7 +108,7 @@ struct Fbe {
                 fbe_arena arena;
                 fbe_arena_init(&arena, nullptr, nullptr);
                 void *v = fbe_arena_zalloc(&arena, t->ir->host_size);
-                fbe_decode_options opts = {&arena, 0, 0};
+                fbe_decode_options opts = {&arena, 0, 0, 0};
                 st = fbe_deserialize(t, model, f.data(), f.size(), v, &opts, nullptr);
                 if (st != FBE_OK || serialize(t, model, v) != f)
                     peer::die(name, "deserialize does not round-trip");
@@ -186,7 +186,7 @@ void fbe_deserialize_loop(benchmark::State &state, const fbe_type *t, fbe_model 
     fbe_arena value_mem; // the host struct itself, outside the arena being reset
     fbe_arena_init(&value_mem, nullptr, nullptr);
     void *v = fbe_arena_zalloc(&value_mem, t->ir->host_size);
-    fbe_decode_options opts = {&arena, 0, 0};
+    fbe_decode_options opts = {&arena, 0, 0, 0};
     for (auto _ : state) {
         fbe_arena_reset(&arena);
         fbe_status st = fbe_deserialize(t, m, frame.data(), frame.size(), v, &opts, nullptr);

@@ -69,7 +69,7 @@ struct Fixture {
         frame[FBE_FINAL] = read_all((base + ".final.bin").c_str());
         fbe_arena_init(&value_arena, nullptr, nullptr);
         value = fbe_arena_alloc(&value_arena, type->ir->host_size);
-        fbe_decode_options opts = {&value_arena, 0, 0};
+        fbe_decode_options opts = {&value_arena, 0, 0, 0};
         const std::vector<uint8_t> &f = frame[FBE_STANDARD];
         st = fbe_deserialize(type, FBE_STANDARD, f.data(), f.size(), value, &opts, nullptr);
         if (st != FBE_OK)
@@ -120,7 +120,7 @@ void BM_deserialize(benchmark::State &state, fbe_model model)
     fbe_arena value_mem; // one aligned host struct, outside the arena being reset
     fbe_arena_init(&value_mem, nullptr, nullptr);
     void *v = fbe_arena_alloc(&value_mem, f.type->ir->host_size);
-    fbe_decode_options opts = {&arena, 0, 0};
+    fbe_decode_options opts = {&arena, 0, 0, 0};
     for (auto _ : state) {
         fbe_arena_reset(&arena);
         fbe_status st = fbe_deserialize(f.type, model, frame.data(), frame.size(), v, &opts,

@@ -76,7 +76,7 @@ struct Fixture {
         json.assign(text.begin(), text.end());
         fbe_arena_init(&arena, nullptr, nullptr);
         value = fbe_arena_zalloc(&arena, type->ir->host_size);
-        fbe_decode_options o = {&arena, 0, 0};
+        fbe_decode_options o = {&arena, 0, 0, 0};
         if (fbe_deserialize(type, FBE_STANDARD, frame.data(), frame.size(), value, &o, nullptr) != FBE_OK)
             die("cannot decode readme.bin", nullptr);
         // the benchmark's own output must be the golden text
@@ -120,7 +120,7 @@ void BM_from_json(benchmark::State &state)
     fbe_arena arena;
     fbe_arena_init(&arena, nullptr, nullptr);
     std::vector<uint8_t> value(f.type->ir->host_size);
-    fbe_json_read_options o = {&arena, 0};
+    fbe_json_read_options o = {&arena, 0, 0};
     for (auto _ : state) {
         fbe_arena_reset(&arena);
         if (fbe_json_read(rd, f.type->ir, f.json.data(), f.json.size(), value.data(), &o, nullptr) != FBE_OK)

@@ -88,7 +88,7 @@ struct Fixture {
             message[b] = fbe_arena_zalloc(&arena, msg->ir->host_size);
             fbe_init(msg->ir, message[b]);
             const fbe_ir_field *body = fbe_field_by_name(msg->ir, "body");
-            fbe_decode_options opts = {&arena, 0, 0};
+            fbe_decode_options opts = {&arena, 0, 0, 0};
             st = fbe_deserialize(account, FBE_STANDARD, frame.data(), frame.size(),
                                  fbe_field_ptr(message[b], body), &opts, nullptr);
             if (st != FBE_OK)

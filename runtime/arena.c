@@ -33,13 +33,22 @@ void fbe_arena_init(fbe_arena *arena, fbe_alloc_fn alloc, void *alloc_ctx)
     arena->alloc_ctx = alloc_ctx;
 }
 
-static int add_chunk(fbe_arena *arena, size_t min_size)
+/* cap: 0, or the most arena->total may reach (a decode budget, below): the chunk
+ * then shrinks to the room left, so the budget is never lost to granularity. */
+static int add_chunk(fbe_arena *arena, size_t min_size, size_t cap)
 {
     size_t size = arena->chunk_size;
     if (size < min_size)
         size = min_size;
     if (size > SIZE_MAX - sizeof(fbe_arena_chunk))
         return 0;
+    if (cap) {
+        size_t room = cap > arena->total ? cap - arena->total : 0;
+        if (room < sizeof(fbe_arena_chunk) + min_size)
+            return 0;
+        if (size > room - sizeof(fbe_arena_chunk))
+            size = room - sizeof(fbe_arena_chunk);
+    }
     size_t bytes = sizeof(fbe_arena_chunk) + size;
     if (arena->limit && (bytes > arena->limit || arena->total > arena->limit - bytes))
         return 0;
@@ -57,7 +66,18 @@ static int add_chunk(fbe_arena *arena, size_t min_size)
     return 1;
 }
 
-void *fbe_arena_alloc(fbe_arena *arena, size_t size)
+/* Whether a request for size bytes that failed was refused by the cap rather than
+ * by the arena's own limit or the allocator. */
+static int over_cap(const fbe_arena *arena, size_t size, size_t cap)
+{
+    size_t room = cap > arena->total ? cap - arena->total : 0;
+    if (size > room || size > SIZE_MAX - ARENA_ALIGN)
+        return 1;
+    size_t rounded = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+    return rounded > room || room - rounded < sizeof(fbe_arena_chunk);
+}
+
+static void *alloc_capped(fbe_arena *arena, size_t size, size_t cap)
 {
     if (size == 0)
         size = 1;
@@ -67,11 +87,37 @@ void *fbe_arena_alloc(fbe_arena *arena, size_t size)
     /* Test head first: before the first chunk ptr and end are both NULL, and
      * subtracting null pointers is undefined behaviour. */
     if (!arena->head || (size_t)(arena->end - arena->ptr) < rounded) {
-        if (!add_chunk(arena, rounded))
+        if (!add_chunk(arena, rounded, cap))
             return NULL;
     }
     void *p = arena->ptr;
     arena->ptr += rounded;
+    return p;
+}
+
+void *fbe_arena_alloc(fbe_arena *arena, size_t size)
+{
+    return alloc_capped(arena, size, 0);
+}
+
+/* The cap is fixed when the call first needs a new chunk rather than when it
+ * starts: nothing else grows the arena in between, so arena->total is the same,
+ * and the decoders' entry points stay a few stores. */
+void *fbe_decode_alloc(fbe_arena *arena, size_t size, fbe_decode_budget *budget)
+{
+    if (budget->cap == FBE_DECODE_SPENT)
+        return NULL;
+    if (budget->cap == 0) {
+        size_t allowed = budget->max_memory;
+        if (allowed == 0)
+            allowed = fbe_decode_memory_default(budget->input);
+        /* SIZE_MAX stays the spent mark; a cap that high limits nothing anyway */
+        budget->cap = allowed < FBE_DECODE_SPENT - 1 - arena->total ? arena->total + allowed
+                                                                     : FBE_DECODE_SPENT - 1;
+    }
+    void *p = alloc_capped(arena, size, budget->cap);
+    if (!p && over_cap(arena, size, budget->cap))
+        budget->cap = FBE_DECODE_SPENT;
     return p;
 }
 

@@ -589,6 +589,7 @@ struct fbe_receiver {
     unsigned decode_flags;
     unsigned flags;
     unsigned max_depth;
+    size_t max_memory; /* each decode's budget: max_decoded_size when given */
     void *ctx;
     fbe_message_fn on_message;
     fbe_frame_fn on_frame; /* proxy */
@@ -667,6 +668,7 @@ fbe_receiver *fbe_receiver_create(const fbe_protocol *protocol,
             decoded = MIN_DECODED;
     }
     r->arena.limit = decoded;
+    r->max_memory = o->max_decoded_size;
     r->max_depth = o->max_depth;
     r->decode_flags = o->decode_flags;
     r->flags = o->flags;
@@ -794,7 +796,8 @@ static fbe_status dispatch(fbe_receiver *r, const uint8_t *frame, size_t size)
         st = FBE_NOMEM;
     } else {
         fbe_decode_options opts = {
-            .arena = &r->arena, .flags = r->decode_flags, .max_depth = r->max_depth};
+            .arena = &r->arena, .flags = r->decode_flags, .max_depth = r->max_depth,
+            .max_memory = r->max_memory};
         st = fbe_deserialize(t, r->model, frame, size, value, &opts, NULL);
     }
     if (st != FBE_OK) {

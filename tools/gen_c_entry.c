@@ -79,14 +79,18 @@ static void entries(gc *g, size_t k)
               "    if (!type || !value)\n        return FBE_INVALID_ARGUMENT;\n"
               "    if (!options || !options->arena || (!data && size)) {\n"
               "        memset(value, 0, %" PRIu32 ");\n        return FBE_INVALID_ARGUMENT;\n    }\n"
+              "    fbe_decode_budget memory = {.max_memory = options->max_memory};\n"
               "    sc_rd r = {.max_depth = options->max_depth ? options->max_depth : SC_MAX_DEPTH,\n"
               "               .arena = options->arena,\n"
+              "               .memory = &memory,\n"
               "               .borrow = (options->flags & FBE_DECODE_BORROW) != 0};\n"
               "    fbe_status st = sc_chk_frame(&r, data, size);\n"
               "    if (st != FBE_OK) {\n        memset(value, 0, %" PRIu32 ");\n        return st;\n    }\n"
+              "    memory.input = (size_t)r.size;\n"
               "    st = s%zu_sd(&r, 4, 0, (uint8_t *)value, 1);\n"
-              "    if (st == FBE_OK && consumed)\n        *consumed = (size_t)r.size;\n"
-              "    return st;\n}\n\n",
+              "    if (st != FBE_OK)\n        return fbe_decode_status(st, &memory);\n"
+              "    if (consumed)\n        *consumed = (size_t)r.size;\n"
+              "    return FBE_OK;\n}\n\n",
               stor, pre, c, hs, hs, k);
 
     /* final */
@@ -137,18 +141,21 @@ static void entries(gc *g, size_t k)
               "    if (consumed)\n        *consumed = 0;\n"
               "    if (!type || !value || !options || !options->arena || (!data && size))\n"
               "        return FBE_INVALID_ARGUMENT;\n"
+              "    fbe_decode_budget memory = {.max_memory = options->max_memory};\n"
               "    sc_frd r = {.max_depth = options->max_depth ? options->max_depth : SC_MAX_DEPTH,\n"
               "                .borrow = (options->flags & FBE_DECODE_BORROW) != 0,\n"
-              "                .arena = options->arena};\n"
+              "                .arena = options->arena,\n"
+              "                .memory = &memory};\n"
               "    fbe_status st = sc_fchk_frame(&r, %" PRIu32 "u, data, size);\n"
               "    if (st != FBE_OK) {\n        memset(value, 0, %" PRIu32 ");\n        return st;\n    }\n"
+              "    memory.input = (size_t)(r.end - data);\n"
               "    const uint8_t *q = s%zu_fd(&r, data + 8, (uint8_t *)value, 1);\n"
               "    if (!q) {\n",
               stor, pre, c, st->type_number, hs, k);
     if (st->final_fixed)
         gc_printf(g, "        memset(value, 0, %" PRIu32 "); /* nothing to salvage */\n", hs);
     gc_printf(g,
-              "        return r.status;\n    }\n"
+              "        return fbe_decode_status(r.status, &memory);\n    }\n"
               "    if (q != r.end)\n        return FBE_FINAL_SIZE;\n"
               "    if (consumed)\n        *consumed = (size_t)(r.end - data);\n"
               "    return FBE_OK;\n}\n\n");

@@ -739,7 +739,7 @@ static void node_read(gc *g, size_t n)
             gc_printf(g, "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 ")))\n"
                          "        return sc_ffail(r, FBE_TRUNCATED, p);\n", st->final_size);
         gc_printf(g, "    if (SC_UNLIKELY(depth + 1 > r->max_depth))\n        return sc_ffail(r, FBE_TOO_DEEP, p);\n"
-                     "    uint8_t *m = sc_alloc(r->arena, %" PRIu32 ");\n"
+                     "    uint8_t *m = sc_alloc(r->arena, r->memory, %" PRIu32 ");\n"
                      "    if (SC_UNLIKELY(!m))\n        return sc_ffail(r, FBE_NOMEM, p);\n",
                   st->host_size);
         if (st->final_fixed)
@@ -768,7 +768,7 @@ static void node_read(gc *g, size_t n)
                      "    uint32_t count = sc_rd32(p);\n"
                      "    if (SC_UNLIKELY(!(%s)))\n        return sc_ffail(r, FBE_BAD_COUNT, p);\n"
                      "    if (!count)\n        return p + 4;\n"
-                     "    uint8_t *m = sc_alloc(r->arena, (size_t)count * %" PRIu32 ");\n"
+                     "    uint8_t *m = sc_alloc(r->arena, r->memory, (size_t)count * %" PRIu32 ");\n"
                      "    if (SC_UNLIKELY(!m))\n        return sc_ffail(r, FBE_NOMEM, p);\n"
                      "    p += 4;\n",
                   fits, hs);

@@ -665,7 +665,7 @@ static void node_read(gc *g, size_t n)
                      "    if (st != FBE_OK || !slot)\n        return st;\n"
                      "    st = sc_chk_struct(r, %" PRIu32 "u, slot, slot, depth + 1, &body, &ssize);\n"
                      "    if (st != FBE_OK)\n        return st;\n"
-                     "    uint8_t *m = sc_alloc(r->arena, %" PRIu32 ");\n"
+                     "    uint8_t *m = sc_alloc(r->arena, r->memory, %" PRIu32 ");\n"
                      "    if (SC_UNLIKELY(!m))\n        return FBE_NOMEM;\n"
                      "    sc_set_ptr(h, m);\n"
                      "    return s%zu_sdfields(r, body, ssize, m, depth + 1);\n",
@@ -709,7 +709,7 @@ static void node_read(gc *g, size_t n)
                          "        r->budget = saved;\n"
                          "        if (st != FBE_OK)\n            return st;\n    }\n",
                       hs, n);
-        gc_printf(g, "    uint8_t *arr = sc_alloc(r->arena, (size_t)count * %" PRIu32 ");\n"
+        gc_printf(g, "    uint8_t *arr = sc_alloc(r->arena, r->memory, (size_t)count * %" PRIu32 ");\n"
                      "    if (SC_UNLIKELY(!arr))\n        return FBE_NOMEM;\n"
                      "    sc_set_view(h, arr, 0);\n",
                   hs);

@@ -4,6 +4,9 @@
 #define FBE_ARENA_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "fbe/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,6 +42,50 @@ char *fbe_arena_printf(fbe_arena *arena, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* ---- the decode budget (docs/codec.md, "Limits") ----------------------------------
+ * Decoding can legitimately need far more memory than its input (an older writer's
+ * 8-byte struct bodies become whole structs with defaults), so every decoder (binary
+ * deserialize in every backend, JSON read) holds each call to a budget: the call may
+ * add at most `max_memory` bytes to arena->total (what the arena obtains from its
+ * allocator, chunk headers included), by default
+ * FBE_DECODE_MEMORY_FACTOR x the input's size + FBE_DECODE_MEMORY_BASE.
+ * Past it the call fails with FBE_MEMORY_LIMIT; what it allocated stays in the
+ * arena (freed with it). arena->limit, when set, applies as well (FBE_NOMEM). */
+#define FBE_DECODE_MEMORY_FACTOR 64u
+#define FBE_DECODE_MEMORY_BASE ((size_t)1 << 20)
+
+/* The default budget for `input` bytes (saturating). */
+static inline size_t fbe_decode_memory_default(size_t input)
+{
+    size_t scaled = input > (SIZE_MAX - FBE_DECODE_MEMORY_BASE) / FBE_DECODE_MEMORY_FACTOR
+                        ? SIZE_MAX - FBE_DECODE_MEMORY_BASE
+                        : input * FBE_DECODE_MEMORY_FACTOR;
+    return scaled + FBE_DECODE_MEMORY_BASE;
+}
+
+/* One call's budget, kept by the decoder (generated code included): zero it, set
+ * input and max_memory at the start of the call, and take every allocation's slow
+ * path (the arena's current chunk is full) through fbe_decode_alloc. */
+typedef struct fbe_decode_budget {
+    size_t cap;        /* 0 until the call first needs a chunk; then the most
+                        * arena->total may reach; FBE_DECODE_SPENT once exceeded */
+    size_t max_memory; /* bytes the call may add; 0: the default for input;
+                        * SIZE_MAX: no budget */
+    size_t input;      /* the size of what is decoded: the frame, the JSON text */
+} fbe_decode_budget;
+
+#define FBE_DECODE_SPENT SIZE_MAX
+
+/* fbe_arena_alloc (same rounding, same chunks) held to the budget: a chunk never
+ * takes the arena past budget->cap. NULL when out of memory or over budget. */
+void *fbe_decode_alloc(fbe_arena *arena, size_t size, fbe_decode_budget *budget);
+
+/* A decoder's final status: NOMEM caused by the budget becomes FBE_MEMORY_LIMIT. */
+static inline fbe_status fbe_decode_status(fbe_status status, const fbe_decode_budget *budget)
+{
+    return status == FBE_NOMEM && budget->cap == FBE_DECODE_SPENT ? FBE_MEMORY_LIMIT : status;
+}
 
 /* Frees every chunk but the first and rewinds it: memory is reused. */
 void fbe_arena_reset(fbe_arena *arena);

@@ -62,6 +62,10 @@ typedef struct fbe_decode_options {
     fbe_arena *arena;   /* required: collections and optional structs live here */
     unsigned flags;     /* FBE_DECODE_* */
     unsigned max_depth; /* 0: the codec's limit */
+    /* The most one call may add to the arena (arena.h, "the decode budget"); past
+     * it deserialize fails with FBE_MEMORY_LIMIT. 0: FBE_DECODE_MEMORY_FACTOR x the
+     * frame's size + FBE_DECODE_MEMORY_BASE; SIZE_MAX: no budget. */
+    size_t max_memory;
 } fbe_decode_options;
 
 typedef size_t (*fbe_size_fn)(const fbe_type *type, const void *value);

@@ -26,7 +26,8 @@ extern "C" {
     X(UNKNOWN_TYPE, "unknown type")                                                      \
     X(UNSUPPORTED, "not supported by this backend")                                      \
     X(INVALID_ARGUMENT, "invalid argument")                                              \
-    X(IO, "input/output error")
+    X(IO, "input/output error")                                                          \
+    X(MEMORY_LIMIT, "decoding needs more memory than the limit for this input allows")
 
 typedef enum fbe_status {
 #define FBE_STATUS_ENUM_(name, msg) FBE_##name,

@@ -173,7 +173,9 @@ typedef struct fbe_receiver_options {
     size_t max_frame_size;    /* 0: FBE_DEFAULT_MAX_FRAME_SIZE; larger frames are reported
                                  (TOO_LARGE) and skipped without being stored */
     size_t max_decoded_size;  /* arena limit for one decoded message (allocation
-                                 included); 0: 16 x max_frame_size, at least 1 MiB */
+                                 included), also its decode budget (codec.h
+                                 max_memory); 0: 16 x max_frame_size, at least
+                                 1 MiB, and the default budget */
     unsigned max_depth;       /* 0: the codec's */
     unsigned decode_flags;    /* FBE_DECODE_BORROW: strings and bytes point into the frame */
     unsigned flags;           /* FBE_RECEIVE_* */

@@ -525,6 +525,7 @@ typedef struct rd {
     unsigned max_depth;
     bool borrow;
     fbe_arena *arena;
+    fbe_decode_budget *memory; /* arena growth allowed */
     /* the first error */
     fbe_status status;
     size_t pos;
@@ -1059,7 +1060,7 @@ INLINE const uint8_t *d_scalar(const interp_node *n, const uint8_t *p, uint8_t *
 INLINE const uint8_t *d_struct(rd *r, const interp_prog *g, const uint8_t *p,
                                uint8_t *restrict dst, unsigned depth);
 
-/* fbe_arena_alloc with its bump path inlined (same rounding, same 16-byte
+/* fbe_decode_alloc with its bump path inlined (same rounding, same 16-byte
  * alignment); anything else (no chunk yet, chunk full, zero size) goes through it. */
 static inline void *d_alloc(rd *r, uint64_t size)
 {
@@ -1072,7 +1073,7 @@ static inline void *d_alloc(rd *r, uint64_t size)
         a->ptr += rounded;
         return m;
     }
-    return fbe_arena_alloc(a, n);
+    return fbe_decode_alloc(a, n, r->memory);
 }
 
 /* d_alloc for a string's len + 1 bytes: the size is neither 0 nor near
@@ -1086,7 +1087,7 @@ static inline void *d_alloc_string(rd *r, uint32_t len)
         a->ptr += rounded;
         return m;
     }
-    return fbe_arena_alloc(a, n);
+    return fbe_decode_alloc(a, n, r->memory);
 }
 
 /* string and bytes: host {pointer, size_t}; empty is {NULL, 0} */
@@ -1525,21 +1526,24 @@ fbe_status interp_final_deserialize(const fbe_type *type, const uint8_t *data, s
     if (!type || !value || !options || !options->arena || (!data && size))
         return FBE_INVALID_ARGUMENT;
     const interp_prog *g = interp_prog_of(type);
+    fbe_decode_budget memory = {.max_memory = options->max_memory};
     rd r = {
         .max_depth = options->max_depth ? options->max_depth : type->codec->max_depth,
         .borrow = (options->flags & FBE_DECODE_BORROW) != 0,
         .arena = options->arena,
+        .memory = &memory,
     };
     fbe_status st = check_frame(&r, g, data, size);
     if (st != FBE_OK) {
         memset(value, 0, g->host_size);
         return st;
     }
+    memory.input = (size_t)(r.end - data);
     const uint8_t *q = d_struct(&r, g, data + 8, value, 1);
     if (!q) {
         if (g->final_fixed) /* nothing to salvage, no pointers either */
             memset(value, 0, g->host_size);
-        return r.status;
+        return fbe_decode_status(r.status, &memory);
     }
     if (q != r.end)
         return FBE_FINAL_SIZE;

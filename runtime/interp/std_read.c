@@ -46,6 +46,7 @@ typedef struct reader {
     uint64_t budget;     /* bytes that may still be visited */
     unsigned max_depth;
     fbe_arena *arena;    /* deserialize only */
+    fbe_decode_budget *memory; /* deserialize only: arena growth allowed */
     bool borrow;
     /* where the first problem was found */
     uint64_t err_pos;
@@ -635,7 +636,7 @@ static fbe_status d_fields(reader *r, const interp_prog *prog, uint64_t body, ui
 static fbe_status d_value(reader *r, const interp_node *n, uint64_t pos, uint64_t base,
                           uint8_t *host, unsigned depth);
 
-/* fbe_arena_alloc's bump path inlined (same rounding, same 16-byte alignment);
+/* fbe_decode_alloc's bump path inlined (same rounding, same 16-byte alignment);
  * anything else (no chunk yet, chunk full, zero size) goes through it. */
 static inline void *arena_alloc(reader *r, size_t n)
 {
@@ -646,7 +647,7 @@ static inline void *arena_alloc(reader *r, size_t n)
         a->ptr += rounded;
         return p;
     }
-    return fbe_arena_alloc(a, n);
+    return fbe_decode_alloc(a, n, r->memory);
 }
 
 /* arena_alloc for a string's len + 1 bytes: the size is neither 0 nor near
@@ -660,7 +661,7 @@ static inline void *arena_alloc_string(reader *r, uint32_t len)
         a->ptr += rounded;
         return p;
     }
-    return fbe_arena_alloc(a, n);
+    return fbe_decode_alloc(a, n, r->memory);
 }
 
 /* A checked string block of `len` bytes at `payload` into host {pointer, size}. */
@@ -1046,16 +1047,22 @@ fbe_status interp_std_deserialize(const fbe_type *type, const uint8_t *data, siz
         memset(value, 0, prog->host_size);
         return FBE_INVALID_ARGUMENT;
     }
+    fbe_decode_budget memory = {.max_memory = options->max_memory};
     reader r = {.max_depth = depth_limit(type, options->max_depth),
                 .arena = options->arena,
+                .memory = &memory,
                 .borrow = (options->flags & FBE_DECODE_BORROW) != 0};
     fbe_status st = chk_frame(&r, data, size);
     if (st != FBE_OK) {
         memset(value, 0, prog->host_size);
         return st;
     }
+    memory.input = (size_t)r.size;
     st = d_struct(&r, prog, 4, 0, value, 1);
-    if (st == FBE_OK && consumed)
-        *consumed = (size_t)r.size;
-    return st;
+    if (st == FBE_OK) {
+        if (consumed)
+            *consumed = (size_t)r.size;
+        return st;
+    }
+    return fbe_decode_status(st, &memory);
 }

@@ -1,0 +1,17 @@
+/* The decode budget (fbe/arena.h) in generated deserialize code, shared by both
+ * models' emitters (definitions in emit_std_read.c). */
+#ifndef FBE_JIT_EMIT_BUDGET_H
+#define FBE_JIT_EMIT_BUDGET_H
+
+#include "emit.h"
+
+/* The LLVM type of fbe_decode_budget (three size_t: the JIT targets 64 bits). */
+LLVMTypeRef jit_decode_budget_t(jit_emit *e);
+
+/* fbe_decode_alloc, declared once per module: ptr (ptr arena, i64 size, ptr budget). */
+LLVMValueRef jit_decode_alloc_fn(jit_emit *e, LLVMTypeRef *type);
+
+/* fbe_decode_status(status, budget) inline: the status a deserialize entry returns. */
+LLVMValueRef jit_decode_status(jit_emit *e, LLVMValueRef status, LLVMValueRef budget);
+
+#endif
