@@ -28,12 +28,43 @@ void fbe_buffer_init_fixed(fbe_buffer *buf, void *memory, size_t capacity)
     buf->fixed = true;
 }
 
+void fbe_buffer_init_sink(fbe_buffer *buf, fbe_status (*flush)(void *ctx, const void *data,
+                                                               size_t len),
+                          void *flush_ctx, size_t chunk)
+{
+    fbe_buffer_init(buf, NULL, NULL);
+    buf->flush = flush;
+    buf->flush_ctx = flush_ctx;
+    /* the whole chunk at once; if that fails, growth starts small as usual */
+    buf->capacity = 0;
+    buf->data = chunk ? buf->alloc(buf->alloc_ctx, NULL, chunk) : NULL;
+    if (buf->data)
+        buf->capacity = chunk;
+}
+
+fbe_status fbe_buffer_flush(fbe_buffer *buf)
+{
+    if (!buf->flush || !buf->size)
+        return FBE_OK;
+    fbe_status st = buf->flush(buf->flush_ctx, buf->data, buf->size);
+    if (st != FBE_OK)
+        return st;
+    buf->flushed += buf->size;
+    buf->size = 0;
+    return FBE_OK;
+}
+
 fbe_status fbe_buffer_reserve(fbe_buffer *buf, size_t extra)
 {
     if (extra <= buf->capacity - buf->size)
         return FBE_OK;
     if (buf->fixed)
         return FBE_TOO_SMALL;
+    if (buf->flush && buf->size) {
+        fbe_status st = fbe_buffer_flush(buf);
+        if (st != FBE_OK || extra <= buf->capacity)
+            return st;
+    }
     if (extra > SIZE_MAX / 2 - buf->size)
         return FBE_NOMEM;
     size_t need = buf->size + extra;

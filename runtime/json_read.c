@@ -38,6 +38,7 @@ typedef struct jreader {
     const uint64_t *tape;
     const uint8_t *strings;
     fbe_arena *arena;
+    fbe_decode_budget memory; /* what the arena may grow by (fbe/arena.h) */
     fbe_json_reader *owner;
     unsigned depth;
     unsigned max_depth;
@@ -141,7 +142,36 @@ NOINLINE static fbe_status type_error(jreader *r, size_t idx, const char *expect
 
 NOINLINE static fbe_status nomem(jreader *r)
 {
+    if (fbe_decode_status(FBE_NOMEM, &r->memory) == FBE_MEMORY_LIMIT)
+        return fbe_json__fail(r->err, FBE_MEMORY_LIMIT,
+                              "the value needs more memory than the limit for %zu bytes of "
+                              "JSON allows (max_memory)",
+                              r->memory.input);
     return fbe_json__fail(r->err, FBE_NOMEM, "out of memory");
+}
+
+/* Every allocation of a read is held to its budget. */
+static void *jalloc(jreader *r, size_t n)
+{
+    return fbe_decode_alloc(r->arena, n, &r->memory);
+}
+
+static void *jzalloc(jreader *r, size_t n)
+{
+    void *p = jalloc(r, n);
+    if (p)
+        memset(p, 0, n);
+    return p;
+}
+
+static char *jstrndup(jreader *r, const char *s, size_t n)
+{
+    char *p = n < SIZE_MAX ? jalloc(r, n + 1) : NULL;
+    if (p) {
+        memcpy(p, s, n);
+        p[n] = 0;
+    }
+    return p;
 }
 
 /* ---- integers ------------------------------------------------------------------------------ */
@@ -287,7 +317,7 @@ static fbe_status copy_string(jreader *r, const char *s, size_t n, void *ptr)
     fbe_string out = {NULL, 0};
     if (n) {
         /* NUL-terminated as a convenience, as binary deserialize does */
-        out.data = fbe_arena_strndup(r->arena, s, n);
+        out.data = jstrndup(r, s, n);
         if (UNLIKELY(!out.data))
             return nomem(r);
         out.size = n;
@@ -300,7 +330,7 @@ static fbe_status parse_bytes(jreader *r, const char *s, size_t n, void *ptr)
 {
     fbe_bytes out = {NULL, 0};
     if (n) {
-        uint8_t *p = fbe_arena_alloc(r->arena, n / 4 * 3 + 3);
+        uint8_t *p = jalloc(r, n / 4 * 3 + 3);
         if (UNLIKELY(!p))
             return nomem(r);
         size_t len = 0, bad = 0;
@@ -368,7 +398,7 @@ static void *alloc_elems(jreader *r, size_t n, size_t size)
         return NULL;
     if (size && n > SIZE_MAX / size)
         return NULL;
-    return fbe_arena_zalloc(r->arena, size ? n * size : 1);
+    return jzalloc(r, size ? n * size : 1);
 }
 
 static fbe_status read_key(jreader *r, const fbe_ir_type *k, const char *s, size_t n, void *ptr);
@@ -480,7 +510,7 @@ static fbe_status read_value(jreader *r, const fbe_ir_type *t, void *ptr, size_t
             memcpy(ptr, &target, sizeof target);
             if (tt == 'n')
                 return FBE_OK;
-            target = fbe_arena_zalloc(r->arena, e->struct_type->host_size ? e->struct_type->host_size : 1);
+            target = jzalloc(r, e->struct_type->host_size ? e->struct_type->host_size : 1);
             if (!target)
                 return nomem(r);
             memcpy(ptr, &target, sizeof target);
@@ -545,7 +575,7 @@ static void keep_key_segments(jreader *r, size_t mark)
         if (seg->kind != FBE_JSEG_KEY)
             continue;
         /* the message shows at most 40 bytes and whether there were more */
-        seg->name = fbe_arena_strndup(r->arena, seg->name, seg->len > 41 ? 41 : seg->len);
+        seg->name = jstrndup(r, seg->name, seg->len > 41 ? 41 : seg->len);
         if (!seg->name)
             seg->len = 0;
     }
@@ -927,6 +957,7 @@ fbe_status fbe_json_read(fbe_json_reader *reader, const fbe_ir_struct *type, con
         r.tape = tape.tape;
         r.strings = tape.strings;
         r.arena = options->arena;
+        r.memory = (fbe_decode_budget){.max_memory = options->max_memory, .input = len};
         r.owner = reader;
         r.depth = 0;
         r.max_depth = options->max_depth ? options->max_depth : FBE_DEFAULT_MAX_DEPTH;

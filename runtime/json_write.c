@@ -817,10 +817,10 @@ fbe_status fbe_json_write(const fbe_ir_struct *type, const void *value, unsigned
     w.depth = 0;
     w.err = err;
     w.path.depth = 0;
-    size_t start = out->size;
+    size_t start = fbe_buffer_position(out);
     fbe_status st = w_struct(&w, type, value);
     if (st != FBE_OK) {
-        out->size = start; /* nothing partial is left behind */
+        fbe_buffer_truncate(out, start); /* nothing partial is left behind (but what a sink flushed) */
         if (err && err->status == FBE_OK)
             fbe_json__fail(err, st, "%s", fbe_strerror(st));
         fbe_json__with_path(err, &w.path);

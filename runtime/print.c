@@ -372,9 +372,9 @@ fbe_status fbe_print(const fbe_ir_struct *type, const void *value, fbe_buffer *o
     if (!type || !value || !out)
         return FBE_INVALID_ARGUMENT;
     printer p = {.out = out, .depth = 0};
-    size_t start = out->size;
+    size_t start = fbe_buffer_position(out);
     fbe_status st = print_struct(&p, type, value);
     if (st != FBE_OK)
-        out->size = start; /* nothing partial is left behind */
+        fbe_buffer_truncate(out, start); /* nothing partial is left behind (but what a sink flushed) */
     return st;
 }

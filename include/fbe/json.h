@@ -36,6 +36,7 @@ enum {
 /* What went wrong. status is FBE_OK on success; otherwise
  *   FBE_INVALID_ARGUMENT  the JSON text or the value cannot be converted (message says why),
  *   FBE_TOO_DEEP          structs nested deeper than max_depth,
+ *   FBE_MEMORY_LIMIT      the value needs more memory than max_memory allows,
  *   FBE_NOMEM             the arena or the output buffer could not grow. */
 typedef struct fbe_json_error {
     fbe_status status;
@@ -57,6 +58,10 @@ void fbe_json_reader_free(fbe_json_reader *reader);
 typedef struct fbe_json_read_options {
     fbe_arena *arena;   /* required: strings, bytes, collections, optional structs */
     unsigned max_depth; /* struct nesting limit; 0: FBE_DEFAULT_MAX_DEPTH (64) */
+    /* The most one read may add to the arena (arena.h, "the decode budget"); past
+     * it the read fails with FBE_MEMORY_LIMIT. 0: FBE_DECODE_MEMORY_FACTOR x the
+     * text's length + FBE_DECODE_MEMORY_BASE; SIZE_MAX: no budget. */
+    size_t max_memory;
 } fbe_json_read_options;
 
 /* Reads the JSON object in text[0..len) into *value (a host struct of `type`).
