@@ -104,6 +104,10 @@ bool fbec_parse_args(const char *cmd, int argc, char **argv, fbec_args *args)
             if (!*v)
                 return usage_error(cmd, "missing name after", "--cpu");
             args->cpu = v;
+        } else if ((v = fbec_option_value(argc, argv, &i, "--max-memory"))) {
+            if (!*v)
+                return usage_error(cmd, "missing size after", "--max-memory");
+            args->max_memory = v;
         } else if ((v = fbec_option_value(argc, argv, &i, "--cache"))) {
             if (!*v)
                 return usage_error(cmd, "missing directory after", "--cache");
@@ -143,7 +147,8 @@ const char *fbec_generator_input(const char *cmd, const fbec_args *args,
 {
     char msg[160];
     if (args->type || args->final || args->from || args->to || args->format || args->backend ||
-        args->cpu || args->stats || args->cache || args->pretty || args->stream) {
+        args->cpu || args->stats || args->cache || args->pretty || args->stream ||
+        args->max_memory) {
         snprintf(msg, sizeof msg,
                  "only -I, -o, --schema and the options of 'fbec %s --help' are used by this "
                  "command", cmd);

@@ -35,6 +35,8 @@ typedef struct fbec_args {
     const char *cache;   /* --cache DIR: the JIT's compiled-object cache */
     bool pretty;         /* --pretty: indented JSON output */
     bool stream;         /* --stream: a protocol stream of messages (fbec decode) */
+    const char *max_memory; /* --max-memory BYTES[k|M|G]: the decode budget (as given;
+                               fbec_max_memory checks it) */
     unsigned jit_models; /* set by the command, not an option: the models it uses
                             (FBE_JIT_MODEL bits), the only ones --backend jit|auto
                             compiles; 0 = both */

@@ -27,6 +27,8 @@ static const char usage[] =
     "  --cache DIR      the JIT's compiled-object cache: a later run with the same\n"
     "                   schema, CPU and fbe-c/LLVM versions skips LLVM's work\n"
     "  --stats          print the JIT's compile timings to standard error\n"
+    "  --max-memory N   the most memory decoding the frame may take, in bytes (k, M,\n"
+    "                   G suffixes: binary multiples); default: 64 x the frame + 1 MiB\n"
     "  -o OUT           write to OUT instead of standard output (OUT is only\n"
     "                   created once the conversion has succeeded)\n"
     "  -h, --help       show this help\n"
@@ -34,7 +36,7 @@ static const char usage[] =
     "exit status: 0 success, 1 invalid frame or unreadable schema/input, 2 usage error\n";
 
 static int convert(const char *cmd, const fbec_codec *c, fbe_model from, fbe_model to,
-                   const fbec_input *in, fbe_buffer *out)
+                   const fbec_input *in, size_t max_memory, fbe_buffer *out)
 {
     fbe_arena arena;
     fbe_arena_init(&arena, NULL, NULL);
@@ -44,10 +46,11 @@ static int convert(const char *cmd, const fbec_codec *c, fbe_model from, fbe_mod
         fprintf(stderr, "fbec %s: out of memory\n", cmd);
         goto done;
     }
-    fbe_decode_options opts = {.arena = &arena, .flags = FBE_DECODE_BORROW};
+    fbe_decode_options opts = {
+        .arena = &arena, .flags = FBE_DECODE_BORROW, .max_memory = max_memory};
     fbe_status st = fbe_deserialize(c->type, from, in->data, in->size, value, &opts, NULL);
     if (st != FBE_OK) {
-        fprintf(stderr, "fbec %s: %s: cannot decode: %s\n", cmd, in->name, fbe_strerror(st));
+        fbec_decode_error(cmd, in->name, st, max_memory, in->size);
         goto done;
     }
     st = fbe_serialize(c->type, to, value, out);
@@ -85,8 +88,10 @@ int cmd_convert(int argc, char **argv)
         return fbec_usage_error(cmd, "no output model given (--to standard|final)");
     fbe_model from, to;
     const char *path;
+    size_t max_memory;
     if (!fbec_parse_model(cmd, "--from", args.from, &from) ||
-        !fbec_parse_model(cmd, "--to", args.to, &to) || !fbec_single_input(cmd, &args, &path))
+        !fbec_parse_model(cmd, "--to", args.to, &to) || !fbec_single_input(cmd, &args, &path) ||
+        !fbec_max_memory(cmd, &args, &max_memory))
         return FBEC_USAGE;
 
     fbec_codec c;
@@ -101,7 +106,7 @@ int cmd_convert(int argc, char **argv)
     fbe_buffer out;
     fbe_buffer_init(&out, NULL, NULL);
     status = FBEC_FAIL;
-    if (fbec_verify_input(cmd, &c, from, &in) && convert(cmd, &c, from, to, &in, &out) == FBEC_OK &&
+    if (fbec_verify_input(cmd, &c, from, &in) && convert(cmd, &c, from, to, &in, max_memory, &out) == FBEC_OK &&
         fbec_write_output(cmd, &args, out.data, out.size))
         status = FBEC_OK;
     fbe_buffer_free(&out);

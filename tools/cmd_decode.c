@@ -37,6 +37,8 @@ static const char usage[] =
     "  --cache DIR      the JIT's compiled-object cache: a later run with the same\n"
     "                   schema, CPU and fbe-c/LLVM versions skips LLVM's work\n"
     "  --stats          print the JIT's compile timings to standard error\n"
+    "  --max-memory N   the most memory decoding a frame may take, in bytes (k, M, G\n"
+    "                   suffixes: binary multiples); default: 64 x the frame + 1 MiB\n"
     "  -o OUT           write to OUT instead of standard output\n"
     "  -h, --help       show this help\n"
     "\n"
@@ -51,9 +53,10 @@ static int check_format(const char *cmd, const char *format)
     return fbec_usage_error(cmd, "unknown format '%s' (expected text or json)", format);
 }
 
-/* Decodes the verified frame and renders it as text plus a newline into *text. */
+/* Decodes the verified frame and writes it as text plus a newline to the output as
+ * the text is produced (a large value's text is never whole in memory). */
 static int decode(const char *cmd, const fbec_codec *c, fbe_model model, const fbec_input *in,
-                  fbe_buffer *text, const fbec_args *args)
+                  const fbec_args *args, size_t max_memory)
 {
     fbe_arena arena;
     fbe_arena_init(&arena, NULL, NULL);
@@ -64,25 +67,28 @@ static int decode(const char *cmd, const fbec_codec *c, fbe_model model, const f
         goto done;
     }
     /* Strings borrow from the input, which outlives the value. */
-    fbe_decode_options opts = {.arena = &arena, .flags = FBE_DECODE_BORROW};
+    fbe_decode_options opts = {
+        .arena = &arena, .flags = FBE_DECODE_BORROW, .max_memory = max_memory};
     fbe_status st = fbe_deserialize(c->type, model, in->data, in->size, value, &opts, NULL);
     if (st != FBE_OK) {
-        fprintf(stderr, "fbec %s: %s: cannot decode: %s\n", cmd, in->name, fbe_strerror(st));
+        fbec_decode_error(cmd, in->name, st, max_memory, in->size);
         goto done;
     }
+    fbec_sink out;
+    if (!fbec_sink_open(cmd, args, &out))
+        goto done;
     fbe_json_error jerr = {0};
     if (args->format && strcmp(args->format, "json") == 0)
-        st = fbe_json_write(c->type->ir, value, args->pretty ? FBE_JSON_PRETTY : 0, text, &jerr);
+        st = fbe_json_write(c->type->ir, value, args->pretty ? FBE_JSON_PRETTY : 0, &out.buf, &jerr);
     else
-        st = fbe_print(c->type->ir, value, text);
+        st = fbe_print(c->type->ir, value, &out.buf);
     if (st == FBE_OK)
-        st = fbe_buffer_append(text, "\n", 1);
-    if (st != FBE_OK) {
+        st = fbe_buffer_append(&out.buf, "\n", 1);
+    if (st != FBE_OK && st != FBE_IO) /* IO: reported when the output is closed */
         fprintf(stderr, "fbec %s: %s: cannot print the value: %s\n", cmd, in->name,
                 jerr.status != FBE_OK ? jerr.message : fbe_strerror(st));
-        goto done;
-    }
-    status = FBEC_OK;
+    if (fbec_sink_close(cmd, args, &out, st == FBE_OK))
+        status = FBEC_OK;
 done:
     fbe_arena_free(&arena);
     return status;
@@ -94,7 +100,7 @@ typedef struct stream_state {
     const char *cmd;
     const char *name;
     fbe_receiver *receiver;
-    fbe_buffer *text;
+    fbe_buffer *text; /* a sink into the output */
     bool failed;
     fbe_status print_error;
 } stream_state;
@@ -169,6 +175,10 @@ static int decode_stream(const char *cmd, const fbec_args *args)
     if (!fbec_input_model(cmd, args, &model) || !fbec_single_input(cmd, args, &path))
         return FBEC_USAGE;
 
+    size_t max_memory;
+    if (!fbec_max_memory(cmd, args, &max_memory))
+        return FBEC_USAGE;
+
     fbe_schema *schema = fbec_load(args, args->schema);
     if (!schema)
         return FBEC_FAIL;
@@ -182,9 +192,8 @@ static int decode_stream(const char *cmd, const fbec_args *args)
     const char *name = use_stdin ? FBEC_STDIN_NAME : path;
     FILE *in = NULL;
     fbe_receiver *receiver = NULL;
-    fbe_buffer text;
-    fbe_buffer_init(&text, NULL, NULL);
-    stream_state s = {.cmd = cmd, .name = name, .text = &text};
+    fbec_sink out = {0};
+    stream_state s = {.cmd = cmd, .name = name, .text = &out.buf};
     if (!protocol) {
         if (codec)
             fprintf(stderr, "fbec %s: cannot create the protocol: %s\n", cmd, fbe_strerror(st));
@@ -198,6 +207,8 @@ static int decode_stream(const char *cmd, const fbec_args *args)
     fbe_receiver_options ro = {
         .model = model,
         .max_frame_size = FBEC_MAX_INPUT, /* a local file: any frame the format allows */
+        /* each message is held to the decode budget of its own frame, or to this */
+        .max_decoded_size = max_memory,
         .decode_flags = FBE_DECODE_BORROW,
         .ctx = &s,
         .on_message = stream_message,
@@ -210,6 +221,8 @@ static int decode_stream(const char *cmd, const fbec_args *args)
         goto done;
     }
     s.receiver = receiver;
+    if (!fbec_sink_open(cmd, args, &out))
+        goto done;
     static uint8_t chunk[64 * 1024];
     size_t n;
     bool stopped = false;
@@ -238,13 +251,15 @@ static int decode_stream(const char *cmd, const fbec_args *args)
                 cmd, name, end - partial, partial, partial == 1 ? "" : "s");
         s.failed = true;
     }
-    if (fbec_write_output(cmd, args, text.data, text.size) && !s.failed)
-        status = FBEC_OK;
+    status = FBEC_OK;
 done:
+    if (out.file && !fbec_sink_close(cmd, args, &out, status == FBEC_OK))
+        status = FBEC_FAIL;
+    if (status == FBEC_OK && s.failed)
+        status = FBEC_FAIL;
     if (in && in != stdin)
         fclose(in);
     fbe_receiver_free(receiver);
-    fbe_buffer_free(&text);
     fbe_protocol_free(protocol);
     fbe_codec_free(codec);
     fbe_schema_free(schema);
@@ -277,6 +292,10 @@ int cmd_decode(int argc, char **argv)
     if (!fbec_input_model(cmd, &args, &model) || !fbec_single_input(cmd, &args, &path))
         return FBEC_USAGE;
 
+    size_t max_memory;
+    if (!fbec_max_memory(cmd, &args, &max_memory))
+        return FBEC_USAGE;
+
     fbec_codec c;
     args.jit_models = FBE_JIT_MODEL(model);
     if ((status = fbec_codec_open(cmd, &args, &c)) != FBEC_OK)
@@ -286,14 +305,9 @@ int cmd_decode(int argc, char **argv)
         fbec_codec_close(&c);
         return FBEC_FAIL;
     }
-    fbe_buffer text;
-    fbe_buffer_init(&text, NULL, NULL);
     status = FBEC_FAIL;
-    if (fbec_verify_input(cmd, &c, model, &in) &&
-        decode(cmd, &c, model, &in, &text, &args) == FBEC_OK &&
-        fbec_write_output(cmd, &args, text.data, text.size))
-        status = FBEC_OK;
-    fbe_buffer_free(&text);
+    if (fbec_verify_input(cmd, &c, model, &in))
+        status = decode(cmd, &c, model, &in, &args, max_memory);
     fbec_input_free(&in);
     fbec_codec_close(&c);
     return status;

@@ -30,6 +30,8 @@ static const char usage[] =
     "  --cache DIR      the JIT's compiled-object cache: a later run with the same\n"
     "                   schema, CPU and fbe-c/LLVM versions skips LLVM's work\n"
     "  --stats          print the JIT's compile timings to standard error\n"
+    "  --max-memory N   the most memory reading the JSON may take, in bytes (k, M, G\n"
+    "                   suffixes: binary multiples); default: 64 x the text + 1 MiB\n"
     "  -o OUT           write to OUT instead of standard output (OUT is only\n"
     "                   created once the encoding has succeeded)\n"
     "  -h, --help       show this help\n"
@@ -38,7 +40,7 @@ static const char usage[] =
 
 /* JSON text -> value -> frame bytes in *out. */
 static int encode(const char *cmd, const fbec_codec *c, fbe_model model, const fbec_input *in,
-                  fbe_buffer *out)
+                  size_t max_memory, fbe_buffer *out)
 {
     fbe_arena arena;
     fbe_arena_init(&arena, NULL, NULL);
@@ -48,11 +50,12 @@ static int encode(const char *cmd, const fbec_codec *c, fbe_model model, const f
         fprintf(stderr, "fbec %s: out of memory\n", cmd);
         goto done;
     }
-    fbe_json_read_options opts = {.arena = &arena};
+    fbe_json_read_options opts = {.arena = &arena, .max_memory = max_memory};
     fbe_json_error err;
     if (fbe_json_read(NULL, c->type->ir, (const char *)in->data, in->size, value, &opts, &err) !=
         FBE_OK) {
-        fprintf(stderr, "fbec %s: %s: %s\n", cmd, in->name, err.message);
+        fprintf(stderr, "fbec %s: %s: %s%s\n", cmd, in->name, err.message,
+                err.status == FBE_MEMORY_LIMIT ? " (raise it with --max-memory)" : "");
         goto done;
     }
     fbe_status st = fbe_serialize(c->type, model, value, out);
@@ -94,7 +97,8 @@ int cmd_encode(int argc, char **argv)
             return fbec_usage_error(cmd, "--final contradicts --to %s", args.to);
     }
     const char *path;
-    if (!fbec_single_input(cmd, &args, &path))
+    size_t max_memory;
+    if (!fbec_single_input(cmd, &args, &path) || !fbec_max_memory(cmd, &args, &max_memory))
         return FBEC_USAGE;
 
     fbec_codec c;
@@ -109,7 +113,7 @@ int cmd_encode(int argc, char **argv)
     fbe_buffer out;
     fbe_buffer_init(&out, NULL, NULL);
     status = FBEC_FAIL;
-    if (encode(cmd, &c, model, &in, &out) == FBEC_OK &&
+    if (encode(cmd, &c, model, &in, max_memory, &out) == FBEC_OK &&
         fbec_write_output(cmd, &args, out.data, out.size))
         status = FBEC_OK;
     fbe_buffer_free(&out);

@@ -300,6 +300,70 @@ bool fbec_verify_input(const char *cmd, const fbec_codec *c, fbe_model model,
     return true;
 }
 
+bool fbec_max_memory(const char *cmd, const fbec_args *args, size_t *bytes)
+{
+    *bytes = 0;
+    const char *s = args->max_memory;
+    if (!s)
+        return true;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    if (end != s && *end && !end[1]) {
+        const char *units = "kKmMgG";
+        const char *u = strchr(units, *end);
+        if (u) {
+            shift = 10 * (unsigned)(1 + (u - units) / 2);
+            end++;
+        }
+    }
+    if (errno || end == s || *end || s[0] == '-' || v == 0 || v > (SIZE_MAX >> shift)) {
+        fbec_usage_error(cmd, "invalid size '%s' after --max-memory (bytes, or with a k, M or G "
+                              "suffix; not 0)", s);
+        return false;
+    }
+    *bytes = (size_t)v << shift;
+    return true;
+}
+
+void fbec_decode_error(const char *cmd, const char *name, fbe_status st, size_t max_memory,
+                       size_t input)
+{
+    fprintf(stderr, "fbec %s: %s: cannot decode: %s", cmd, name, fbe_strerror(st));
+    if (st == FBE_MEMORY_LIMIT)
+        fprintf(stderr, " (%zu bytes%s; raise it with --max-memory)",
+                max_memory ? max_memory : fbe_decode_memory_default(input),
+                max_memory ? "" : ": 64 x the input + 1 MiB");
+    fputc('\n', stderr);
+}
+
+static fbe_status file_flush(void *ctx, const void *data, size_t len)
+{
+    return fwrite(data, 1, len, ctx) == len ? FBE_OK : FBE_IO;
+}
+
+bool fbec_sink_open(const char *cmd, const fbec_args *args, fbec_sink *sink)
+{
+    sink->file = fbec_open_output(cmd, args);
+    if (!sink->file)
+        return false;
+    fbe_buffer_init_sink(&sink->buf, file_flush, sink->file, 64 * 1024);
+    return true;
+}
+
+bool fbec_sink_close(const char *cmd, const fbec_args *args, fbec_sink *sink, bool ok)
+{
+    if (ok)
+        ok = fbe_buffer_flush(&sink->buf) == FBE_OK;
+    fbe_buffer_free(&sink->buf);
+    ok = fbec_close_output(cmd, args, sink->file) && ok;
+    if (!ok && sink->file != stdout)
+        remove(args->output);
+    sink->file = NULL;
+    return ok;
+}
+
 bool fbec_write_output(const char *cmd, const fbec_args *args, const void *data, size_t len)
 {
     FILE *out = fbec_open_output(cmd, args);

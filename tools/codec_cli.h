@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cli.h"
 #include "fbe/codec.h"
@@ -77,6 +78,28 @@ void fbec_codec_close(fbec_codec *c);
  * the number of bytes following the frame) and returns false. */
 bool fbec_verify_input(const char *cmd, const fbec_codec *c, fbe_model model,
                        const fbec_input *in);
+
+/* --max-memory: the decode budget in bytes, with an optional k, M or G suffix
+ * (binary multiples); 0 when not given (the library's default: 64 x the input
+ * + 1 MiB). Prints a usage error and returns false when it is malformed. */
+bool fbec_max_memory(const char *cmd, const fbec_args *args, size_t *bytes);
+
+/* "fbec CMD: NAME: cannot decode: REASON", saying what the limit was and how to
+ * raise it when the reason is the decode budget (max_memory 0: the default). */
+void fbec_decode_error(const char *cmd, const char *name, fbe_status st, size_t max_memory,
+                       size_t input);
+
+/* Output written as it is produced: buf is a sink (fbe_buffer_init_sink) into -o
+ * (standard output when absent), opened by fbec_sink_open. */
+typedef struct fbec_sink {
+    FILE *file;
+    fbe_buffer buf;
+} fbec_sink;
+
+bool fbec_sink_open(const char *cmd, const fbec_args *args, fbec_sink *sink);
+/* Flushes (when ok) and closes; false when ok was false or writing failed, and then
+ * -o is removed, as fbec_write_output would never have created it. */
+bool fbec_sink_close(const char *cmd, const fbec_args *args, fbec_sink *sink, bool ok);
 
 /* Writes `len` bytes to -o (standard output when absent). The output file is only
  * opened here, so a failed command never creates or truncates it. */
