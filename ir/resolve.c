@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "literals.h"
+#include "strmap.h"
 
 typedef enum decl_kind { DECL_ENUM, DECL_FLAGS, DECL_STRUCT } decl_kind;
 
@@ -34,8 +35,14 @@ typedef struct resolver {
     size_t visible_count;
     local_decl *decls;
     size_t decl_count;
+    fbe_strmap locals;         /* name -> local_decl */
+    fbe_strmap *visible_names; /* per visible package, built on first use */
     unsigned depth; /* recursion guard for inheritance and by-value nesting */
 } resolver;
+
+/* The value of a key that was taken back (fbe_strmap has no removal). */
+static char removed_mark;
+#define REMOVED ((void *)&removed_mark)
 
 /* Deeper inheritance or by-value nesting than this is refused rather than risking
  * the stack on hostile schemas. */
@@ -128,30 +135,45 @@ static const char *c_type_name(resolver *r, const char *pkg, const char *name)
 
 static local_decl *find_local(resolver *r, const char *name)
 {
-    for (size_t i = 0; i < r->decl_count; i++)
-        if (strcmp(r->decls[i].name, name) == 0)
-            return &r->decls[i];
-    return NULL;
+    return fbe_strmap_get(&r->locals, name);
 }
 
-static bool find_in_package(const fbe_ir_package *p, const char *name, type_target *out)
+static bool add_package_names(resolver *r, fbe_strmap *m, const fbe_ir_package *p)
 {
-    for (size_t i = 0; i < p->enum_count; i++)
-        if (strcmp(p->enums[i]->name, name) == 0) {
-            *out = (type_target){DECL_ENUM, (void *)p->enums[i], NULL};
-            return true;
-        }
-    for (size_t i = 0; i < p->flags_count; i++)
-        if (strcmp(p->flags[i]->name, name) == 0) {
-            *out = (type_target){DECL_FLAGS, (void *)p->flags[i], NULL};
-            return true;
-        }
-    for (size_t i = 0; i < p->struct_count; i++)
-        if (strcmp(p->structs[i]->name, name) == 0) {
-            *out = (type_target){DECL_STRUCT, (void *)p->structs[i], NULL};
-            return true;
-        }
-    return false;
+    if (!fbe_strmap_init(m, r->arena, p->enum_count + p->flags_count + p->struct_count))
+        return false;
+    /* Names are unique within a package (redefinitions are errors). */
+    for (size_t i = 0; i < p->enum_count; i++) {
+        type_target *t = alloc0(r, sizeof *t);
+        if (!t || !fbe_strmap_put(m, p->enums[i]->name, t))
+            return false;
+        *t = (type_target){DECL_ENUM, (void *)p->enums[i], NULL};
+    }
+    for (size_t i = 0; i < p->flags_count; i++) {
+        type_target *t = alloc0(r, sizeof *t);
+        if (!t || !fbe_strmap_put(m, p->flags[i]->name, t))
+            return false;
+        *t = (type_target){DECL_FLAGS, (void *)p->flags[i], NULL};
+    }
+    for (size_t i = 0; i < p->struct_count; i++) {
+        type_target *t = alloc0(r, sizeof *t);
+        if (!t || !fbe_strmap_put(m, p->structs[i]->name, t))
+            return false;
+        *t = (type_target){DECL_STRUCT, (void *)p->structs[i], NULL};
+    }
+    return true;
+}
+
+/* `name` declared in visible package number `index`. */
+static bool find_in_package(resolver *r, size_t index, const char *name, type_target *out)
+{
+    fbe_strmap *m = &r->visible_names[index];
+    if (!m->keys && !add_package_names(r, m, r->visible[index]))
+        return false; /* out of memory: reported as not found, then the arena fails */
+    const type_target *t = fbe_strmap_get(m, name);
+    if (t)
+        *out = *t;
+    return t != NULL;
 }
 
 /* Returns 1 found, 0 not found (no message), -1 error reported. */
@@ -173,7 +195,7 @@ static int lookup_type(resolver *r, const ast_name *name, type_target *out)
         for (size_t i = 0; i < r->visible_count; i++) {
             const fbe_ir_package *p = r->visible[i];
             if (strlen(p->name) == plen && strncmp(p->name, name->text, plen) == 0)
-                return find_in_package(p, rest, out) ? 1 : 0;
+                return find_in_package(r, i, rest, out) ? 1 : 0;
         }
         return 0;
     }
@@ -185,7 +207,7 @@ static int lookup_type(resolver *r, const ast_name *name, type_target *out)
     const fbe_ir_package *found_in = NULL;
     for (size_t i = 0; i < r->visible_count; i++) {
         type_target t;
-        if (find_in_package(r->visible[i], name->text, &t)) {
+        if (find_in_package(r, i, name->text, &t)) {
             if (found_in) {
                 fbe_error(r->diags, name->loc,
                           "ambiguous type name '%s': declared in packages '%s' and '%s'",
@@ -205,7 +227,8 @@ static bool collect_decls(resolver *r)
 {
     const ast_file *f = r->file;
     r->decls = alloc0(r, sizeof(local_decl) * (f->decls.count + 1));
-    if (!r->decls)
+    r->visible_names = alloc0(r, sizeof(fbe_strmap) * (r->visible_count + 1));
+    if (!r->decls || !r->visible_names || !fbe_strmap_init(&r->locals, r->arena, f->decls.count))
         return false;
     size_t ne = 0, nf = 0, ns = 0;
     for (size_t i = 0; i < f->decls.count; i++) {
@@ -301,7 +324,10 @@ static bool collect_decls(resolver *r)
             ld.ir = en;
             enums[pkg->enum_count++] = en;
         }
-        r->decls[r->decl_count++] = ld;
+        r->decls[r->decl_count] = ld;
+        if (!fbe_strmap_put(&r->locals, ld.name, &r->decls[r->decl_count]))
+            return false;
+        r->decl_count++;
     }
     return true;
 }
@@ -345,15 +371,25 @@ static void resolve_enum(resolver *r, local_decl *ld)
         ld->failed = true;
         return;
     }
+    /* declared: every name -> its last position + 1 (for "used before its
+     * declaration"); defined: the values so far -> their index + 1. */
+    fbe_strmap declared, defined;
+    if (!fbe_strmap_init(&declared, r->arena, e->values.count) ||
+        !fbe_strmap_init(&defined, r->arena, e->values.count)) {
+        ld->failed = true;
+        return;
+    }
+    for (size_t i = 0; i < e->values.count; i++)
+        if (!fbe_strmap_put(&declared, ((ast_enum_value *)e->values.items[i])->name.text,
+                            (void *)(uintptr_t)(i + 1))) {
+            ld->failed = true;
+            return;
+        }
     size_t n = 0;
-    for (size_t i = 0; i < e->values.count; i++) {
+    for (size_t i = 0; i < e->values.count && !fbe_diags_full(r->diags); i++) {
         const ast_enum_value *v = e->values.items[i];
         fbe_ir_enum_value *out = &values[n];
-        bool dup = false;
-        for (size_t j = 0; j < n; j++)
-            if (strcmp(values[j].name, v->name.text) == 0)
-                dup = true;
-        if (dup) {
+        if (fbe_strmap_get(&defined, v->name.text)) {
             fbe_error(r->diags, v->name.loc, "duplicate value '%s' in %s '%s'", v->name.text,
                       what, e->name.text);
             continue;
@@ -419,16 +455,9 @@ static void resolve_enum(resolver *r, local_decl *ld)
             bool ok = true;
             for (size_t k = 0; k < v->names.count && ok; k++) {
                 const ast_name *ref = v->names.items[k];
-                size_t j;
-                for (j = 0; j < n; j++)
-                    if (strcmp(values[j].name, ref->text) == 0)
-                        break;
-                if (j == n) {
-                    bool later = false;
-                    for (size_t m = i + 1; m < e->values.count; m++)
-                        if (strcmp(((ast_enum_value *)e->values.items[m])->name.text,
-                                   ref->text) == 0)
-                            later = true;
+                size_t j = (size_t)(uintptr_t)fbe_strmap_get(&defined, ref->text);
+                if (j-- == 0) {
+                    bool later = (size_t)(uintptr_t)fbe_strmap_get(&declared, ref->text) > i + 1;
                     if (later)
                         fbe_error(r->diags, ref->loc,
                                   "value '%s' of %s '%s' is used before its declaration",
@@ -446,6 +475,10 @@ static void resolve_enum(resolver *r, local_decl *ld)
             out->value = acc;
             break;
         }
+        }
+        if (!fbe_strmap_put(&defined, out->name, (void *)(uintptr_t)(n + 1))) {
+            ld->failed = true;
+            return;
         }
         n++;
     }
@@ -939,38 +972,41 @@ static bool resolve_base(resolver *r, local_decl *ld, const fbe_ir_struct **out)
     return true;
 }
 
-static bool field_name_taken(const fbe_ir_field *fields, size_t count, const char *name,
-                             const fbe_ir_field **prev)
+/* The names of a struct's fields being collected: every field (base ones
+ * included) by name, the struct's own by C name. */
+typedef struct field_names {
+    fbe_strmap names;   /* -> fbe_ir_field */
+    fbe_strmap c_names; /* -> fbe_ir_field, own fields only */
+} field_names;
+
+static const fbe_ir_field *field_named(const fbe_strmap *m, const char *name)
 {
-    for (size_t i = 0; i < count; i++)
-        if (strcmp(fields[i].name, name) == 0) {
-            *prev = &fields[i];
-            return true;
-        }
-    return false;
+    void *f = fbe_strmap_get(m, name);
+    return f == REMOVED ? NULL : f;
 }
 
 /* A renamed field can meet one spelled that way (`int` and `int_`): the later
  * one gets more '_' until no member of the same host struct (the struct's own
  * fields: base fields live in its `base` member) has its C name. */
-static const char *unique_c_name(resolver *r, const fbe_ir_struct *st, const fbe_ir_field *fields,
-                                 size_t count, const char *c_name)
+static const char *unique_c_name(resolver *r, const field_names *fn, const char *c_name)
 {
-    for (;;) {
-        bool taken = false;
-        for (size_t i = 0; i < count && !taken; i++)
-            taken = fields[i].owner == st && strcmp(fields[i].c_name, c_name) == 0;
-        if (!taken)
-            return c_name;
+    while (c_name && field_named(&fn->c_names, c_name))
         c_name = fbe_arena_printf(r->arena, "%s_", c_name);
-    }
+    return c_name;
 }
 
-static bool add_field(resolver *r, fbe_ir_struct *st, fbe_ir_field *fields, size_t *n,
-                      const char *name, fbe_loc loc)
+/* Takes back the last field add_field added (its type failed). */
+static void drop_last_field(field_names *fn, const fbe_ir_field *f)
 {
-    const fbe_ir_field *prev;
-    if (field_name_taken(fields, *n, name, &prev)) {
+    fbe_strmap_put(&fn->names, f->name, REMOVED);
+    fbe_strmap_put(&fn->c_names, f->c_name, REMOVED);
+}
+
+static bool add_field(resolver *r, fbe_ir_struct *st, field_names *fn, fbe_ir_field *fields,
+                      size_t *n, const char *name, fbe_loc loc)
+{
+    const fbe_ir_field *prev = field_named(&fn->names, name);
+    if (prev) {
         if (prev->owner != st)
             fbe_error(r->diags, loc, "field '%s' is already declared in base struct '%s'",
                       name, prev->owner->full_name);
@@ -980,7 +1016,10 @@ static bool add_field(resolver *r, fbe_ir_struct *st, fbe_ir_field *fields, size
     }
     fbe_ir_field *f = &fields[*n];
     f->name = name;
-    f->c_name = unique_c_name(r, st, fields, *n, c_identifier(r, name));
+    f->c_name = unique_c_name(r, fn, c_identifier(r, name));
+    if (!f->c_name || !fbe_strmap_put(&fn->names, name, f) ||
+        !fbe_strmap_put(&fn->c_names, f->c_name, f))
+        return false;
     f->owner = st;
     f->index = (uint32_t)*n;
     f->loc = ir_loc(loc);
@@ -1014,6 +1053,16 @@ static bool resolve_struct(resolver *r, local_decl *ld)
     }
     if (base_count)
         memcpy(fields, base->fields, sizeof *fields * base_count);
+    field_names fn;
+    bool names_ok = fbe_strmap_init(&fn.names, r->arena, base_count + s->fields.count) &&
+                    fbe_strmap_init(&fn.c_names, r->arena, s->fields.count);
+    for (size_t i = 0; names_ok && i < base_count; i++)
+        names_ok = fbe_strmap_put(&fn.names, fields[i].name, &fields[i]);
+    if (!names_ok) {
+        ld->state = 2;
+        ld->failed = true;
+        return false;
+    }
     size_t n = base_count;
     st->own_field_start = base_count;
     bool have_id = false;
@@ -1034,10 +1083,11 @@ static bool resolve_struct(resolver *r, local_decl *ld)
             continue;
         }
         fbe_ir_type *type = resolve_field_type(r, af);
-        if (!add_field(r, st, fields, &n, af->name.text, af->name.loc))
+        if (!add_field(r, st, &fn, fields, &n, af->name.text, af->name.loc))
             continue;
         fbe_ir_field *f = &fields[n - 1];
         if (!type) {
+            drop_last_field(&fn, f);
             n--;
             continue;
         }
@@ -1052,7 +1102,7 @@ static bool resolve_struct(resolver *r, local_decl *ld)
             fbe_ir_type *b = new_type(r, FBE_IR_BOOL);
             if (!reset || !b)
                 continue;
-            if (!add_field(r, st, fields, &n, reset, af->name.loc))
+            if (!add_field(r, st, &fn, fields, &n, reset, af->name.loc))
                 continue;
             fields[n - 1].type = b;
             fields[n - 1].is_reset_flag = true;
@@ -1179,6 +1229,20 @@ static uint32_t effective_number(const resolver *r, fbe_ir_struct *st)
     return st->type_number;
 }
 
+static uint32_t number_of(const local_decl *d)
+{
+    return ((const fbe_ir_struct *)d->ir)->type_number;
+}
+
+/* By type number, then declaration order (decls is one array). */
+static int compare_numbers(const void *pa, const void *pb)
+{
+    const local_decl *a = *(local_decl *const *)pa, *b = *(local_decl *const *)pb;
+    if (number_of(a) != number_of(b))
+        return number_of(a) < number_of(b) ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
 static void finish_type_numbers(resolver *r)
 {
     for (size_t i = 0; i < r->decl_count; i++)
@@ -1186,28 +1250,54 @@ static void finish_type_numbers(resolver *r)
             effective_number(r, r->decls[i].ir);
     /* Collisions that break something: two fixed structs with one number (the
      * reference's check, minus its false alarm on two (base) structs), and two
-     * messages with one number (the receiver could not tell them apart). */
-    for (size_t i = 0; i < r->decl_count; i++) {
+     * messages with one number (the receiver could not tell them apart).
+     * Reported in declaration order, each struct against the earlier ones of
+     * its number that it can collide with; sorting by number first means no
+     * scan over every pair when thousands of structs share a (base) number. */
+    size_t n = 0, count = r->decl_count;
+    local_decl **sorted = alloc0(r, sizeof *sorted * (count + 1));
+    size_t *group = alloc0(r, sizeof *group * (count + 1)); /* decl -> its number's first slot */
+    size_t *nfixed = alloc0(r, sizeof *nfixed * (count + 1));
+    size_t *nmessages = alloc0(r, sizeof *nmessages * (count + 1));
+    local_decl **fixed = alloc0(r, sizeof *fixed * (count + 1));
+    local_decl **messages = alloc0(r, sizeof *messages * (count + 1));
+    if (!sorted || !group || !nfixed || !nmessages || !fixed || !messages)
+        return;
+    for (size_t i = 0; i < count; i++)
+        if (r->decls[i].kind == DECL_STRUCT && !r->decls[i].failed)
+            sorted[n++] = &r->decls[i];
+    qsort(sorted, n, sizeof *sorted, compare_numbers);
+    for (size_t k = 0, start = 0; k < n; k++) {
+        if (k && number_of(sorted[k]) != number_of(sorted[k - 1]))
+            start = k;
+        group[sorted[k] - r->decls] = start;
+    }
+    for (size_t i = 0; i < count && !fbe_diags_full(r->diags); i++) {
         local_decl *a = &r->decls[i];
         if (a->kind != DECL_STRUCT || a->failed)
             continue;
         const fbe_ir_struct *sa = a->ir;
-        for (size_t j = 0; j < i; j++) {
-            local_decl *b = &r->decls[j];
-            if (b->kind != DECL_STRUCT || b->failed)
-                continue;
+        size_t g = group[i];
+        bool is_fixed = sa->number_fixed && sa->declared_number;
+        /* The earlier candidates of both lists, merged in declaration order. */
+        size_t x = 0, y = 0;
+        while ((is_fixed && x < nfixed[g]) || (sa->is_message && y < nmessages[g])) {
+            local_decl *fb = is_fixed && x < nfixed[g] ? fixed[g + x] : NULL;
+            local_decl *mb = sa->is_message && y < nmessages[g] ? messages[g + y] : NULL;
+            local_decl *b = !mb || (fb && fb < mb) ? fb : mb;
+            x += b == fb;
+            y += b == mb;
             const fbe_ir_struct *sb = b->ir;
-            if (sa->type_number != sb->type_number)
-                continue;
-            bool both_fixed = sa->number_fixed && sb->number_fixed && sa->declared_number &&
-                              sb->declared_number;
-            bool both_messages = sa->is_message && sb->is_message;
-            if (both_fixed || both_messages) {
-                fbe_error(r->diags, a->loc, "duplicate type number %u: '%s' and '%s'",
-                          sa->type_number, sb->name, sa->name);
-                fbe_note(r->diags, b->loc, "'%s' is declared here", sb->name);
-            }
+            fbe_error(r->diags, a->loc, "duplicate type number %u: '%s' and '%s'",
+                      sa->type_number, sb->name, sa->name);
+            fbe_note(r->diags, b->loc, "'%s' is declared here", sb->name);
+            if (fbe_diags_full(r->diags))
+                return;
         }
+        if (is_fixed)
+            fixed[g + nfixed[g]++] = a;
+        if (sa->is_message)
+            messages[g + nmessages[g]++] = a;
     }
 }
 
@@ -1227,10 +1317,8 @@ static local_decl *local_of(resolver *r, const fbe_ir_struct *st)
 {
     if (st->package != r->pkg)
         return NULL;
-    for (size_t i = 0; i < r->decl_count; i++)
-        if (r->decls[i].ir == st)
-            return &r->decls[i];
-    return NULL;
+    local_decl *d = find_local(r, st->name);
+    return d && d->ir == st ? d : NULL;
 }
 
 static bool check_sizes(resolver *r, local_decl *ld, bool deep);

@@ -522,6 +522,93 @@ static void test_utf8_defaults(void **state)
     fbe_schema_free(s);
 }
 
+/* ---- 5. a front end linear in the schema's size ----------------------------------- */
+
+/* Not timed: every symbol table used to be a scan with strcmp, so the number of
+ * strcmp calls is what grew quadratically. The test binary's own strcmp is
+ * called by the (statically linked) compiler; sanitizer runtimes intercept
+ * strcmp themselves, so sanitized builds skip this test. */
+static unsigned long strcmp_calls;
+
+int strcmp(const char *a, const char *b)
+{
+    strcmp_calls++;
+    const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+    while (*x && *x == *y) {
+        x++;
+        y++;
+    }
+    return *x - *y;
+}
+
+typedef enum shape { ENUM_VALUES, STRUCTS, FIELDS, ERRORS, FLAGS_REFS } shape;
+
+static char *scaled_schema(shape what, int n)
+{
+    text t = {0};
+    tprintf(&t, "package big\n");
+    switch (what) {
+    case ENUM_VALUES:
+        tprintf(&t, "enum E {");
+        for (int i = 0; i < n; i++)
+            tprintf(&t, " v%d;", i);
+        tprintf(&t, " }\n");
+        break;
+    case STRUCTS: /* each refers to the one before: lookups by name */
+        tprintf(&t, "struct S0 { int32 a; }\n");
+        for (int i = 1; i < n; i++)
+            tprintf(&t, "struct S%d : S%d { S%d? p%d; }\n", i, i % 200 ? i - 1 : 0, i - 1, i);
+        break;
+    case FIELDS:
+        tprintf(&t, "struct S {\n");
+        for (int i = 0; i < n; i++)
+            tprintf(&t, "int32 f%d;\n", i);
+        tprintf(&t, "}\n");
+        break;
+    case ERRORS: /* only FBE_MAX_ERRORS are reported; the rest must cost nothing */
+        for (int i = 0; i < n; i++)
+            tprintf(&t, "struct S%d { Foo a; }\n", i);
+        break;
+    case FLAGS_REFS: /* values defined from earlier ones */
+        tprintf(&t, "flags F : uint64 { f0 = 1;");
+        for (int i = 1; i < n; i++)
+            tprintf(&t, " f%d = f%d | f0;", i, i - 1);
+        tprintf(&t, " }\n");
+        break;
+    }
+    return t.s;
+}
+
+static void test_front_end_scales_linearly(void **state)
+{
+    (void)state;
+    if (FBE_TEST_SANITIZED)
+        skip();
+    static const char *const names[] = {"enum values", "structs", "fields", "errors",
+                                        "flags references"};
+    for (int what = ENUM_VALUES; what <= FLAGS_REFS; what++) {
+        unsigned long calls[3];
+        for (int k = 0; k < 3; k++) {
+            char *schema = scaled_schema((shape)what, 10000 << k);
+            diag_capture cap;
+            strcmp_calls = 0;
+            fbe_schema *s = load_text(schema, &cap);
+            calls[k] = strcmp_calls;
+            assert_true(what == ERRORS ? s == NULL : s != NULL);
+            if (what == ERRORS)
+                assert_int_equal(cap.count, FBE_MAX_ERRORS);
+            fbe_schema_free(s);
+            free(schema);
+        }
+        for (int k = 1; k < 3; k++) {
+            double ratio = (double)calls[k] / (double)(calls[k - 1] ? calls[k - 1] : 1);
+            print_message("%s: %lu -> %lu strcmp calls (x%.2f)\n", names[what], calls[k - 1],
+                          calls[k], ratio);
+            assert_true(ratio <= 2.3);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -534,6 +621,7 @@ int main(void)
         cmocka_unit_test(test_serialize_depth),
         cmocka_unit_test(test_serialize_depth_collections),
         cmocka_unit_test(test_utf8_defaults),
+        cmocka_unit_test(test_front_end_scales_linearly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
