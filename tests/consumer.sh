@@ -107,6 +107,25 @@ prefix)
   ! grep -q 'fbec' "$aot.build.log" || { cat "$aot.build.log"; fail "regenerated twice"; }
   run "$aot" aot
 
+  # The depfile names the output and every schema read, imports first; an
+  # unchanged import header is not rewritten; -MD needs an output file.
+  dep=$work/$mode/dep
+  mkdir -p "$dep"
+  "$prefix/bin/fbec" header -I "$work/$mode/schemas" "$consumer/app.fbe" -o "$dep/app.h" -MD \
+    --import-headers "$dep/imports"
+  printf '%s: \\\n  %s \\\n  %s\n' "$dep/app.h" "$work/$mode/schemas/proto.fbe" \
+    "$consumer/app.fbe" >"$dep/expected.d"
+  cmp "$dep/app.h.d" "$dep/expected.d" || fail "depfile: $(cat "$dep/app.h.d")"
+  grep -q '^#include "proto.h"$' "$dep/app.h" && [ -s "$dep/imports/proto.h" ] || fail "import headers"
+  stamp=$(stat -c %y "$dep/imports/proto.h")
+  "$prefix/bin/fbec" c -I "$work/$mode/schemas" "$consumer/app.fbe" -o "$dep/app.c" \
+    -MF "$dep/c.d" --import-headers "$dep/imports"
+  head -1 "$dep/c.d" | grep -qx "$dep/app.c: \\\\" || fail "depfile of fbec c: $(cat "$dep/c.d")"
+  [ "$(stat -c %y "$dep/imports/proto.h")" = "$stamp" ] || fail "unchanged import header rewritten"
+  status=0
+  "$prefix/bin/fbec" header "$consumer/app.fbe" -MD 2>/dev/null || status=$?
+  [ $status = 2 ] || fail "fbec header -MD without -o: status $status"
+
   # pkg-config: the static C codec and the JIT program by hand.
   export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
   pc=$work/$mode/pkgconfig
