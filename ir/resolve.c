@@ -24,6 +24,18 @@ typedef struct local_decl {
     int layout_state;
     bool layout_failed;    /* too large or nested too deep: no usable layout */
     bool failed;           /* an error made this declaration unusable */
+
+    /* Inherited fields are shared, not copied per level: a struct's flattened
+     * fields start with its base's, so the first struct deriving from a local
+     * base (its heir) appends its own fields in the base's array, which was
+     * allocated with room for the whole chain of heirs. The names map of the
+     * fields is handed down the same way. */
+    struct local_decl *heir;
+    bool is_heir;
+    fbe_ir_field *chain;   /* the array this struct's fields are in */
+    size_t chain_cap;      /* its capacity */
+    bool chain_taken;      /* an heir appends to it */
+    fbe_strmap *names;     /* every field by name (base fields included) */
 } local_decl;
 
 typedef struct resolver {
@@ -36,6 +48,8 @@ typedef struct resolver {
     local_decl *decls;
     size_t decl_count;
     fbe_strmap locals;         /* name -> local_decl */
+    size_t copied_fields;      /* base fields copied (derived structs that are no heir) */
+    size_t copy_limit;
     fbe_strmap *visible_names; /* per visible package, built on first use */
     unsigned depth; /* recursion guard for inheritance and by-value nesting */
 } resolver;
@@ -138,6 +152,14 @@ static local_decl *find_local(resolver *r, const char *name)
     return fbe_strmap_get(&r->locals, name);
 }
 
+static local_decl *local_of(resolver *r, const fbe_ir_struct *st)
+{
+    if (st->package != r->pkg)
+        return NULL;
+    local_decl *d = find_local(r, st->name);
+    return d && d->ir == st ? d : NULL;
+}
+
 static bool add_package_names(resolver *r, fbe_strmap *m, const fbe_ir_package *p)
 {
     if (!fbe_strmap_init(m, r->arena, p->enum_count + p->flags_count + p->struct_count))
@@ -222,6 +244,43 @@ static int lookup_type(resolver *r, const ast_name *name, type_target *out)
 }
 
 /* ---- declarations ------------------------------------------------------------ */
+
+/* The local struct a struct's base names, found without diagnostics (a bad
+ * base is reported once, when the struct is resolved). */
+static local_decl *local_base(resolver *r, const ast_struct *s)
+{
+    if (!s->has_base)
+        return NULL;
+    const char *name = s->base.text;
+    const char *dot = strchr(name, '.');
+    if (dot) {
+        size_t plen = (size_t)(dot - name);
+        if (strlen(r->pkg->name) != plen || strncmp(r->pkg->name, name, plen) != 0)
+            return NULL;
+        name = dot + 1;
+    }
+    local_decl *d = find_local(r, name);
+    return d && d->kind == DECL_STRUCT ? d : NULL;
+}
+
+/* Each local base's heir (the first struct deriving from it), and how many
+ * base fields the others may copy in all: proportional to the schema's size. */
+static void plan_field_sharing(resolver *r)
+{
+    size_t declared = 0;
+    for (size_t i = 0; i < r->decl_count; i++) {
+        local_decl *d = &r->decls[i];
+        if (d->kind != DECL_STRUCT)
+            continue;
+        declared += d->ast_struct->fields.count;
+        local_decl *b = local_base(r, d->ast_struct);
+        if (b && b != d && !b->heir) {
+            b->heir = d;
+            d->is_heir = true;
+        }
+    }
+    r->copy_limit = ((size_t)1 << 20) + 16 * declared;
+}
 
 static bool collect_decls(resolver *r)
 {
@@ -975,7 +1034,7 @@ static bool resolve_base(resolver *r, local_decl *ld, const fbe_ir_struct **out)
 /* The names of a struct's fields being collected: every field (base ones
  * included) by name, the struct's own by C name. */
 typedef struct field_names {
-    fbe_strmap names;   /* -> fbe_ir_field */
+    fbe_strmap *names;  /* -> fbe_ir_field (shared along a chain of heirs) */
     fbe_strmap c_names; /* -> fbe_ir_field, own fields only */
 } field_names;
 
@@ -998,14 +1057,14 @@ static const char *unique_c_name(resolver *r, const field_names *fn, const char 
 /* Takes back the last field add_field added (its type failed). */
 static void drop_last_field(field_names *fn, const fbe_ir_field *f)
 {
-    fbe_strmap_put(&fn->names, f->name, REMOVED);
+    fbe_strmap_put(fn->names, f->name, REMOVED);
     fbe_strmap_put(&fn->c_names, f->c_name, REMOVED);
 }
 
 static bool add_field(resolver *r, fbe_ir_struct *st, field_names *fn, fbe_ir_field *fields,
                       size_t *n, const char *name, fbe_loc loc)
 {
-    const fbe_ir_field *prev = field_named(&fn->names, name);
+    const fbe_ir_field *prev = field_named(fn->names, name);
     if (prev) {
         if (prev->owner != st)
             fbe_error(r->diags, loc, "field '%s' is already declared in base struct '%s'",
@@ -1017,7 +1076,7 @@ static bool add_field(resolver *r, fbe_ir_struct *st, field_names *fn, fbe_ir_fi
     fbe_ir_field *f = &fields[*n];
     f->name = name;
     f->c_name = unique_c_name(r, fn, c_identifier(r, name));
-    if (!f->c_name || !fbe_strmap_put(&fn->names, name, f) ||
+    if (!f->c_name || !fbe_strmap_put(fn->names, name, f) ||
         !fbe_strmap_put(&fn->c_names, f->c_name, f))
         return false;
     f->owner = st;
@@ -1025,6 +1084,62 @@ static bool add_field(resolver *r, fbe_ir_struct *st, field_names *fn, fbe_ir_fi
     f->loc = ir_loc(loc);
     (*n)++;
     return true;
+}
+
+/* Room for a struct's own fields (T~ adds a field). */
+static size_t own_capacity(const local_decl *d)
+{
+    return 2 * d->ast_struct->fields.count + 1;
+}
+
+/* The array of a struct's flattened fields, with its base's fields first, and
+ * the names map that goes with it: the base's own array and map when this
+ * struct is its heir, else a copy with room for this struct's chain of heirs.
+ * NULL: out of memory, or past the limit of copied fields (reported). */
+static fbe_ir_field *field_array(resolver *r, local_decl *ld, const fbe_ir_struct *base,
+                                 fbe_strmap **names)
+{
+    size_t base_count = base ? base->field_count : 0;
+    local_decl *bl = base ? local_of(r, base) : NULL;
+    if (ld->is_heir && bl && bl->heir == ld && bl->chain && !bl->chain_taken && bl->names &&
+        bl->chain_cap - base_count >= own_capacity(ld)) {
+        bl->chain_taken = true;
+        ld->chain = bl->chain;
+        ld->chain_cap = bl->chain_cap;
+        ld->names = *names = bl->names;
+        bl->names = NULL;
+        return ld->chain;
+    }
+    if (base_count) {
+        bool was_over = r->copied_fields > r->copy_limit;
+        r->copied_fields += base_count;
+        if (r->copied_fields > r->copy_limit) {
+            if (was_over) /* reported once */
+                return NULL;
+            fbe_error(r->diags, ld->ast_struct->base.loc,
+                      "deriving '%s' from '%s' copies more inherited fields than the schema's "
+                      "limit (%zu: 16 per declared field, plus 2^20)",
+                      ld->name, base->name, r->copy_limit);
+            return NULL;
+        }
+    }
+    size_t cap = base_count + own_capacity(ld);
+    size_t steps = 0; /* a cycle of heirs is an inheritance error, reported elsewhere */
+    for (const local_decl *h = ld->heir; h && steps < r->decl_count; h = h->heir, steps++)
+        cap += own_capacity(h);
+    fbe_ir_field *fields = alloc0(r, sizeof *fields * cap);
+    fbe_strmap *map = alloc0(r, sizeof *map);
+    if (!fields || !map || !fbe_strmap_init(map, r->arena, base_count + own_capacity(ld)))
+        return NULL;
+    if (base_count)
+        memcpy(fields, base->fields, sizeof *fields * base_count);
+    for (size_t i = 0; i < base_count; i++)
+        if (!fbe_strmap_put(map, fields[i].name, &fields[i]))
+            return NULL;
+    ld->chain = fields;
+    ld->chain_cap = cap;
+    ld->names = *names = map;
+    return fields;
 }
 
 static bool resolve_struct(resolver *r, local_decl *ld)
@@ -1044,21 +1159,10 @@ static bool resolve_struct(resolver *r, local_decl *ld)
     }
     st->base = base;
     size_t base_count = base ? base->field_count : 0;
-    size_t cap = base_count + 2 * s->fields.count + 1; /* T~ adds a field */
-    fbe_ir_field *fields = alloc0(r, sizeof *fields * cap);
-    if (!fields) {
-        ld->state = 2;
-        ld->failed = true;
-        return false;
-    }
-    if (base_count)
-        memcpy(fields, base->fields, sizeof *fields * base_count);
     field_names fn;
-    bool names_ok = fbe_strmap_init(&fn.names, r->arena, base_count + s->fields.count) &&
-                    fbe_strmap_init(&fn.c_names, r->arena, s->fields.count);
-    for (size_t i = 0; names_ok && i < base_count; i++)
-        names_ok = fbe_strmap_put(&fn.names, fields[i].name, &fields[i]);
-    if (!names_ok) {
+    fbe_ir_field *fields = NULL;
+    if (!fbe_strmap_init(&fn.c_names, r->arena, s->fields.count) ||
+        !(fields = field_array(r, ld, base, &fn.names))) {
         ld->state = 2;
         ld->failed = true;
         return false;
@@ -1313,14 +1417,6 @@ static const fbe_ir_struct *embedded_struct(const fbe_ir_type *t)
     return NULL;
 }
 
-static local_decl *local_of(resolver *r, const fbe_ir_struct *st)
-{
-    if (st->package != r->pkg)
-        return NULL;
-    local_decl *d = find_local(r, st->name);
-    return d && d->ir == st ? d : NULL;
-}
-
 static bool check_sizes(resolver *r, local_decl *ld, bool deep);
 
 static bool layout_struct(resolver *r, local_decl *ld)
@@ -1343,9 +1439,11 @@ static bool layout_struct(resolver *r, local_decl *ld)
             return false;
         }
         height = st->base->value_height;
-        /* The fields were copied before the base had its offsets. */
-        memcpy((fbe_ir_field *)st->fields, st->base->fields,
-               sizeof(fbe_ir_field) * st->own_field_start);
+        /* The fields were copied before the base had its offsets (an heir
+         * shares its base's array: nothing to copy). */
+        if (st->fields != st->base->fields)
+            memcpy((fbe_ir_field *)st->fields, st->base->fields,
+                   sizeof(fbe_ir_field) * st->own_field_start);
     }
     for (size_t i = st->own_field_start; i < st->field_count; i++) {
         const fbe_ir_field *f = &st->fields[i];
@@ -1510,6 +1608,7 @@ fbe_ir_package *fbe_resolve_package(fbe_arena *arena, fbe_diags *diags, const as
     parse_header(r);
     if (!collect_decls(r))
         return NULL;
+    plan_field_sharing(r);
 
     for (size_t i = 0; i < r->decl_count && !fbe_diags_full(diags); i++)
         if (r->decls[i].kind != DECL_STRUCT)
