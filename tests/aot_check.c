@@ -51,7 +51,7 @@ static const char *package = STR(AOT_PACKAGE);
 
 enum {
     C_STD_VERIFY, C_FINAL_VERIFY, C_STD_READ, C_FINAL_READ, C_STD_WRITE, C_FINAL_WRITE,
-    C_DEF_STD, C_DEF_FINAL, C_VERSIONING, C_DIRECT, C_COUNT
+    C_DEF_STD, C_DEF_FINAL, C_VERSIONING, C_DIRECT, C_BUDGET, C_COUNT
 };
 
 static const char *const check_names[C_COUNT] = {
@@ -59,7 +59,7 @@ static const char *const check_names[C_COUNT] = {
     "final deserialize + print == .txt", "std size + serialize == .bin",
     "final size + serialize == .final.bin", "default: fbe_init + pins, std == .bin",
     "default: fbe_init + pins, final == .final.bin", "versioning: read + print == .txt",
-    "entry point symbols",
+    "entry point symbols", "decode budget: max_memory 1 (both models)",
 };
 
 static unsigned passed[C_COUNT], failed[C_COUNT], skipped[C_COUNT];
@@ -208,6 +208,27 @@ static void decode(decoded *d, const fbe_type *t, fbe_model m, const uint8_t *da
         snprintf(why, size, "consumed %zu of %zu bytes", consumed, n);
 }
 
+/* The decode budget (docs/codec.md, Limits): with max_memory 1 the arena cannot
+ * grow, so a value that needs arena memory (`needed`: what the default took)
+ * fails with MEMORY_LIMIT and one that needs none decodes; the arena stays empty. */
+static bool budget_holds(const fbe_type *t, fbe_model m, const uint8_t *data, size_t n,
+                         size_t needed, char *why, size_t size)
+{
+    fbe_arena a;
+    fbe_arena_init(&a, NULL, NULL);
+    void *value = calloc(1, t->ir->host_size ? t->ir->host_size : 1);
+    fbe_decode_options o = {.arena = &a, .max_memory = 1};
+    fbe_status st = fbe_deserialize(t, m, data, n, value, &o, NULL);
+    fbe_status want = needed ? FBE_MEMORY_LIMIT : FBE_OK;
+    bool ok = st == want && a.total == 0;
+    if (!ok)
+        snprintf(why, size, "max_memory 1: %s, arena total %zu (expected %s, 0)",
+                 fbe_status_name(st), a.total, fbe_status_name(want));
+    fbe_arena_free(&a);
+    free(value);
+    return ok;
+}
+
 static void decoded_free(decoded *d)
 {
     fbe_arena_free(&d->arena);
@@ -312,6 +333,13 @@ static void check_case(const fbe_codec *codec, const char *type, const char *nam
     } else {
         skipped[C_FINAL_READ]++;
     }
+    if (ds.ok && df.ok)
+        result(C_BUDGET,
+               budget_holds(t, FBE_STANDARD, bin, nb, ds.arena.total, why, sizeof why) &&
+                   budget_holds(t, FBE_FINAL, fin, nf, df.arena.total, why, sizeof why),
+               where, why);
+    else
+        skipped[C_BUDGET]++;
     const void *v = ds.ok ? ds.value : df.ok ? df.value : NULL;
     for (int m = 0; m < 2; m++) {
         int check = m == 0 ? C_STD_WRITE : C_FINAL_WRITE;

@@ -8,8 +8,9 @@
  *     (every byte for small buffers, a fixed sample otherwise): the verify
  *     status, error offset, struct and field, the deserialize status, consumed
  *     and the decoded value (fbe_print, also after a failure) agree;
- *   - the golden buffers decoded with max_depth 1..4 and with a small arena
- *     limit (NOMEM) agree.
+ *   - the golden buffers decoded with max_depth 1..4, with a small arena
+ *     limit (NOMEM) and with small decode budgets (MEMORY_LIMIT) agree, the
+ *     arena's total included.
  *
  *   static_diff GOLDEN_DIR VALUES_PER_TYPE
  * Prints one line per divergence (at most 40) and a summary; exits 1 if any. */
@@ -41,6 +42,8 @@ static const struct {
 
 static const char *golden;
 static unsigned long checks, failures;
+/* fbe_decode_options.max_memory of compare_read's decodes (0: the default budget) */
+static size_t read_budget;
 
 static void diverge(const char *type, const char *what, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -187,7 +190,8 @@ static void compare_read(const pair *p, fbe_model m, const uint8_t *src, size_t 
         arena[b].limit = arena_limit;
         value[b] = aligned_alloc(16, (hs + 15) / 16 * 16);
         memset(value[b], 0xA5, hs); /* a field deserialize forgets shows in the text */
-        fbe_decode_options o = {.arena = &arena[b], .flags = flags, .max_depth = max_depth};
+        fbe_decode_options o = {
+            .arena = &arena[b], .flags = flags, .max_depth = max_depth, .max_memory = read_budget};
         consumed[b] = 12345;
         ds[b] = fbe_deserialize(p->t[b], m, data, n, value[b], &o, &consumed[b]);
         pin_struct(p->t[b]->ir, value[b]);
@@ -197,6 +201,9 @@ static void compare_read(const pair *p, fbe_model m, const uint8_t *src, size_t 
         diverge(tn, label, "%s deserialize: interp %s (consumed %zu), static %s (consumed %zu)",
                 m ? "final" : "std", fbe_status_name(ds[0]), consumed[0], fbe_status_name(ds[1]),
                 consumed[1]);
+    else if (arena[0].total != arena[1].total) /* the same allocations in the same order */
+        diverge(tn, label, "%s deserialize (%s): arena total interp %zu, static %zu",
+                m ? "final" : "std", fbe_status_name(ds[0]), arena[0].total, arena[1].total);
     else if (tl[0] != tl[1] || memcmp(text[0], text[1], tl[0]) != 0) {
         size_t at = 0;
         while (text[0][at] && text[0][at] == text[1][at])
@@ -205,7 +212,8 @@ static void compare_read(const pair *p, fbe_model m, const uint8_t *src, size_t 
         diverge(tn, label, "%s deserialize (%s): values differ:\n  interp ...%.200s\n  static ...%.200s",
                 m ? "final" : "std", fbe_status_name(ds[0]), text[0] + at, text[1] + at);
     }
-    if (max_depth == 0 && arena_limit == 0 && vs[0] != ds[0] && ds[0] != FBE_NOMEM)
+    if (max_depth == 0 && arena_limit == 0 && read_budget == 0 && vs[0] != ds[0] &&
+        ds[0] != FBE_NOMEM)
         diverge(tn, label, "interpreter verify %s but deserialize %s (not a static backend bug)",
                 fbe_status_name(vs[0]), fbe_status_name(ds[0]));
     for (int b = 0; b < 2; b++) {
@@ -269,6 +277,12 @@ static void mutate(const pair *p, fbe_model m, const uint8_t *buf, size_t n, con
         snprintf(label, sizeof label, "%s arena limit %zu", name, lim);
         compare_read(p, m, buf, n, 0, lim, 0, label);
     }
+    /* the decode budget stops both at the same allocation (MEMORY_LIMIT) */
+    for (read_budget = 1; read_budget <= 3 * 4096; read_budget = read_budget * 4 + 33) {
+        snprintf(label, sizeof label, "%s max_memory %zu", name, read_budget);
+        compare_read(p, m, buf, n, 0, 0, 0, label);
+    }
+    read_budget = 0;
     free(copy);
 }
 

@@ -462,14 +462,6 @@ static void test_sink(void **state)
 
 /* ---- fbec ---------------------------------------------------------------------------- */
 
-static void write_bytes(const char *path, const void *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    fclose(f);
-}
-
 static void test_fbec(void **state)
 {
     (void)state;

@@ -48,6 +48,15 @@ void write_text(const char *path, const char *text)
     fclose(f);
 }
 
+void write_bytes(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        fail_msg("cannot write %s: %s", path, strerror(errno));
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
 bool have_compiler(const char *cc)
 {
     return cc[0] && run_command(fmt("%s --version", cc), NULL) == 0;

@@ -28,6 +28,9 @@ bool file_exists(const char *path);
 /* Writes text to path; fails the test when the file cannot be written. */
 void write_text(const char *path, const char *text);
 
+/* Writes len bytes to path; fails the test when the file cannot be written. */
+void write_bytes(const char *path, const void *data, size_t len);
+
 /* True if `cc` is not empty and `cc --version` succeeds. */
 bool have_compiler(const char *cc);
 

@@ -18,6 +18,7 @@
 #include "fbe/jit.h"
 #include "fbe/protocol.h"
 #include "protoex.h" /* generated from the golden protoex.fbe (includes proto.h) */
+#include "test_cmd.h"
 #include "test_util.h"
 
 /* ---- environment ------------------------------------------------------------------- */
@@ -1135,14 +1136,6 @@ static const char *tmp(const char *name)
     char *p = path[next++ % 8];
     snprintf(p, 4096, "%.1024s/%.256s", tmp_dir, name);
     return p;
-}
-
-static void write_bytes(const char *path, const void *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    fclose(f);
 }
 
 static void test_cli_stream(void **state)
