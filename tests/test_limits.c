@@ -496,16 +496,18 @@ static void test_serialize_depth(void **state)
         c = fbe_interp_create(bv, &co, NULL);
         check_by_value(c, fbe_codec_max_depth(c));
         fbe_codec_free(c);
+        /* The guard does not depend on the backend (the JIT wraps its native
+         * code the same way): one JIT codec per schema keeps the test short. */
         if (!fbe_jit_available())
             continue;
         fbe_jit_options jo = {.require_native = true, .max_depth = limits[k]};
-        c = fbe_jit_compile(dv, &jo, NULL);
+        c = fbe_jit_compile(k == 0 ? dv : bv, &jo, NULL);
         assert_non_null(c);
-        check_depth_codec(c);
-        fbe_codec_free(c);
-        c = fbe_jit_compile(bv, &jo, NULL);
-        assert_non_null(c);
-        check_by_value(c, fbe_codec_max_depth(c));
+        assert_int_equal(fbe_codec_backend(c), FBE_BACKEND_JIT);
+        if (k == 0)
+            check_depth_codec(c);
+        else
+            check_by_value(c, fbe_codec_max_depth(c));
         fbe_codec_free(c);
     }
     fbe_schema_free(dv);
@@ -544,6 +546,105 @@ static void test_serialize_depth_collections(void **state)
     }
     fbe_codec_free(c);
     fbe_schema_free(dv);
+}
+
+/* ---- the same through generated code: static C and AOT objects -------------------- */
+
+#ifndef FBE_LIMITS_CC
+#define FBE_LIMITS_CC "cc"
+#endif
+#ifndef FBE_LIMITS_FLAGS
+#define FBE_LIMITS_FLAGS ""
+#endif
+
+/* Links with fbe_runtime only; the codec comes from the generated image, so
+ * the guard is the one runtime/codec.c installs for AOT and static codecs.
+ * Prints each list length's status per model. */
+static const char depth_check_c[] =
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "#include \"dv.h\"\n"
+    "typedef struct node { int32_t v; struct node *next; } node;\n"
+    "int main(void)\n"
+    "{\n"
+    "    fbe_status st;\n"
+    "    fbe_codec *c = fbe_dv_codec_create(&st);\n"
+    "    const fbe_type *t = c ? fbe_codec_type(c, \"dv.L\") : NULL;\n"
+    "    if (!t || t->ir->host_size != sizeof(node))\n"
+    "        return 2;\n"
+    "    static const size_t lens[] = {64, 65, 1000000};\n"
+    "    node *nodes = calloc(1000000, sizeof *nodes);\n"
+    "    for (int m = 0; m < 2; m++)\n"
+    "        for (int k = 0; k < 3; k++) {\n"
+    "            for (size_t i = 0; i + 1 < lens[k]; i++)\n"
+    "                nodes[i].next = &nodes[i + 1];\n"
+    "            nodes[lens[k] - 1].next = NULL;\n"
+    "            fbe_buffer out;\n"
+    "            fbe_buffer_init(&out, NULL, NULL);\n"
+    "            st = fbe_serialize(t, (fbe_model)m, nodes, &out);\n"
+    "            printf(\"%d %zu %s\\n\", m, lens[k], fbe_status_name(st));\n"
+    "            fbe_buffer_free(&out);\n"
+    "        }\n"
+    "    free(nodes);\n"
+    "    fbe_codec_free(c);\n"
+    "    return 0;\n"
+    "}\n";
+
+static const char depth_expected[] = "0 64 OK\n0 65 TOO_DEEP\n0 1000000 TOO_DEEP\n"
+                                     "1 64 OK\n1 65 TOO_DEEP\n1 1000000 TOO_DEEP\n";
+
+static void test_generated_code(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/fbe_limits_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    write_text(fmt("%s/dv.fbe", dir), deep_schema);
+    write_text(fmt("%s/check.c", dir), depth_check_c);
+    char names[2][600];
+    char *long_text = long_name_schema(names);
+    write_text(fmt("%s/longnames.fbe", dir), long_text);
+    free(long_text);
+    char *cc = fmt("%s " STRICT_FLAGS " %s -I'%s' -I'%s/include'", FBE_LIMITS_CC, FBE_LIMITS_FLAGS,
+                   dir, FBE_SOURCE_DIR);
+    char cc_copy[2048];
+    snprintf(cc_copy, sizeof cc_copy, "%s", cc);
+
+    /* static C: the depth guard, and long names that compile and link */
+    expect_status(fmt("'%s' c '%s/dv.fbe' -o '%s/dv.c' --header '%s/dv.h'", FBEC_PATH, dir, dir,
+                      dir), 0, NULL);
+    expect_status(fmt("%s '%s/check.c' '%s/dv.c' '%s' -lm -o '%s/check_c'", cc_copy, dir, dir,
+                      FBE_RUNTIME_LIB, dir), 0, NULL);
+    char *out = NULL;
+    expect_status(fmt("'%s/check_c'", dir), 0, &out);
+    assert_string_equal(out, depth_expected);
+    free(out);
+    expect_status(fmt("'%s' c '%s/longnames.fbe' -o '%s/ln.c' --header '%s/ln.h'", FBEC_PATH,
+                      dir, dir, dir), 0, NULL);
+    expect_status(fmt("%s -c '%s/ln.c' -o '%s/ln_c.o'", cc_copy, dir, dir), 0, NULL);
+
+    /* AOT: the same check against the object */
+    if (fbe_jit_available()) {
+        expect_status(fmt("'%s' aot '%s/dv.fbe' -o '%s/dv.o' --header '%s/dv.h'", FBEC_PATH, dir,
+                          dir, dir), 0, NULL);
+        expect_status(fmt("%s '%s/check.c' '%s/dv.o' '%s' -lm -o '%s/check_aot'", cc_copy, dir,
+                          dir, FBE_RUNTIME_LIB, dir), 0, NULL);
+        expect_status(fmt("'%s/check_aot'", dir), 0, &out);
+        assert_string_equal(out, depth_expected);
+        free(out);
+    }
+
+    /* The schema errors stop every command that compiles code. */
+    write_text(fmt("%s/ovf.fbe", dir),
+               "package ovf\nstruct A { uuid[65536] x; }\nstruct B { A[4097] y; }\n");
+    static const char *const cmds[] = {"c", "aot", "header"};
+    for (int i = 0; i < 3; i++) {
+        expect_status(fmt("'%s' %s '%s/ovf.fbe' -o '%s/ovf.out' 2>&1", FBEC_PATH, cmds[i], dir, dir),
+                      1, &out);
+        assert_non_null(strstr(out, "ovf.fbe:3:20: error: field 'y' of type 'ovf.A[4097]' is "
+                                    "larger than 1 GiB, the limit of a type's size\n"));
+        free(out);
+    }
+    assert_int_equal(rm_rf(dir), 0);
 }
 
 /* ---- 6. string defaults ------------------------------------------------------------ */
@@ -671,6 +772,7 @@ int main(void)
         cmocka_unit_test(test_depth_across_packages),
         cmocka_unit_test(test_serialize_depth),
         cmocka_unit_test(test_serialize_depth_collections),
+        cmocka_unit_test(test_generated_code),
         cmocka_unit_test(test_utf8_defaults),
         cmocka_unit_test(test_front_end_scales_linearly),
     };
