@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fbe/codec.h"
 #include "fbe/jit.h"
@@ -465,7 +466,8 @@ static void test_sink(void **state)
 static void test_fbec(void **state)
 {
     (void)state;
-    const char *dir = "/tmp/fbe_test_budget";
+    char dir[64]; /* one per process: the plain and sanitizer builds may run at once */
+    snprintf(dir, sizeof dir, "/tmp/fbe_test_budget.%ld", (long)getpid());
     char *out = NULL;
     assert_int_equal(run_command(fmt("rm -rf %s && mkdir -p %s", dir, dir), &out), 0);
     free(out);
@@ -520,6 +522,34 @@ static void test_fbec(void **state)
     assert_string_equal(out, fmt("fbec encode: %s/big.json: $.items: the value needs more memory "
                                  "than the limit for %ld bytes of JSON allows (max_memory) (raise "
                                  "it with --max-memory)\n", dir, jlen));
+    free(out);
+
+    /* --stream: each message held to its own frame's budget, reported and skipped */
+    write_text(fmt("%s/msg.fbe", dir), "package amp\nstruct Big { byte[65536] b; }\n"
+                                       "message Holder { Big[] items; Big?[] maybe; }\n");
+    uint8_t *two = malloc(2 * f.size);
+    assert_non_null(two);
+    memcpy(two, f.data, f.size);
+    memcpy(two + f.size, f.data, f.size);
+    write_bytes(fmt("%s/stream.bin", dir), two, 2 * f.size);
+    free(two);
+    const char *stream = fmt("'%s' decode --stream --schema %s/msg.fbe %s/stream.bin", FBEC_PATH,
+                             dir, dir);
+    rc = run_command(fmt("%s 2>&1", stream), &out);
+    assert_int_equal(rc, 1);
+    char line[300], want[1024];
+    snprintf(line, sizeof line, "decoding needs more memory than the limit for this input "
+                                "allows (%zu bytes: 64 x the input + 1 MiB; raise it with "
+                                "--max-memory); skipped\n", bound(f.size));
+    snprintf(want, sizeof want, "fbec decode: %s/stream.bin: frame at byte 0: %s"
+                                "fbec decode: %s/stream.bin: frame at byte %zu: %s",
+             dir, line, dir, f.size, line);
+    assert_string_equal(out, want);
+    free(out);
+    rc = run_command(fmt("%s --max-memory 64M | cut -c1-40", stream), &out);
+    assert_int_equal(rc, 0);
+    assert_string_equal(out, "amp.Holder\tHolder(items=[300][Big(b=[655\n"
+                             "amp.Holder\tHolder(items=[300][Big(b=[655\n");
     free(out);
 
     free(f.data);

@@ -101,6 +101,7 @@ typedef struct stream_state {
     const char *name;
     fbe_receiver *receiver;
     fbe_buffer *text; /* a sink into the output */
+    size_t max_memory; /* --max-memory, 0: the default budget */
     bool failed;
     fbe_status print_error;
 } stream_state;
@@ -134,8 +135,8 @@ static void stream_error(void *ctx, const fbe_frame_error *e)
 {
     stream_state *s = ctx;
     s->failed = true;
-    fprintf(stderr, "fbec %s: %s: invalid frame at byte %llu", s->cmd, s->name,
-            (unsigned long long)e->stream_offset);
+    fprintf(stderr, "fbec %s: %s: %sframe at byte %llu", s->cmd, s->name,
+            e->status == FBE_MEMORY_LIMIT ? "" : "invalid ", (unsigned long long)e->stream_offset);
     switch (e->status) {
     case FBE_BAD_FRAME_SIZE: /* only the length prefix is checked for this */
         fprintf(stderr, ": frame size %zu is below the minimum; the rest of the stream "
@@ -143,6 +144,11 @@ static void stream_error(void *ctx, const fbe_frame_error *e)
         return;
     case FBE_TOO_LARGE:
         fprintf(stderr, ": frame size %zu is over the limit; skipped\n", e->frame_size);
+        return;
+    case FBE_MEMORY_LIMIT: /* a valid frame, over the budget */
+        fprintf(stderr, ": %s", fbe_strerror(e->status));
+        fbec_budget_note(s->max_memory, e->frame_size);
+        fputs("; skipped\n", stderr);
         return;
     default:
         break;
@@ -193,7 +199,7 @@ static int decode_stream(const char *cmd, const fbec_args *args)
     FILE *in = NULL;
     fbe_receiver *receiver = NULL;
     fbec_sink out = {0};
-    stream_state s = {.cmd = cmd, .name = name, .text = &out.buf};
+    stream_state s = {.cmd = cmd, .name = name, .text = &out.buf, .max_memory = max_memory};
     if (!protocol) {
         if (codec)
             fprintf(stderr, "fbec %s: cannot create the protocol: %s\n", cmd, fbe_strerror(st));

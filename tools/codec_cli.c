@@ -332,10 +332,15 @@ void fbec_decode_error(const char *cmd, const char *name, fbe_status st, size_t 
 {
     fprintf(stderr, "fbec %s: %s: cannot decode: %s", cmd, name, fbe_strerror(st));
     if (st == FBE_MEMORY_LIMIT)
-        fprintf(stderr, " (%zu bytes%s; raise it with --max-memory)",
-                max_memory ? max_memory : fbe_decode_memory_default(input),
-                max_memory ? "" : ": 64 x the input + 1 MiB");
+        fbec_budget_note(max_memory, input);
     fputc('\n', stderr);
+}
+
+void fbec_budget_note(size_t max_memory, size_t input)
+{
+    fprintf(stderr, " (%zu bytes%s; raise it with --max-memory)",
+            max_memory ? max_memory : fbe_decode_memory_default(input),
+            max_memory ? "" : ": 64 x the input + 1 MiB");
 }
 
 static fbe_status file_flush(void *ctx, const void *data, size_t len)

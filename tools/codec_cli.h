@@ -88,6 +88,8 @@ bool fbec_max_memory(const char *cmd, const fbec_args *args, size_t *bytes);
  * raise it when the reason is the decode budget (max_memory 0: the default). */
 void fbec_decode_error(const char *cmd, const char *name, fbe_status st, size_t max_memory,
                        size_t input);
+/* " (N bytes...; raise it with --max-memory)": what the budget was for `input` bytes. */
+void fbec_budget_note(size_t max_memory, size_t input);
 
 /* Output written as it is produced: buf is a sink (fbe_buffer_init_sink) into -o
  * (standard output when absent), opened by fbec_sink_open. */
