@@ -43,6 +43,15 @@ build() {
   cmake --build "$dir" "${jobs[@]}" "$@" >"$dir.build.log" 2>&1 || { cat "$dir.build.log"; fail "build $dir"; }
 }
 
+# wait_all PID...: every background step must succeed (each says why it failed).
+wait_all() {
+  local pid status=0
+  for pid in "$@"; do
+    wait "$pid" || status=1
+  done
+  [ $status = 0 ] || exit 1
+}
+
 # run DIR BACKEND...: each program must pass and print the reference's sizes.
 run() {
   local dir=$1 backend out
@@ -83,9 +92,15 @@ prefix)
   prefix=$work/install/prefix
   [ -x "$prefix/bin/fbec" ] || fail "no installed prefix (run the install step first)"
   schemas "$work/$mode/schemas"
+  # Three small projects that mostly wait on cmake: configured and built side by side.
+  pids=()
   for backend in jit aot c; do
-    configure "$work/$mode/$backend" "$backend" -DCMAKE_PREFIX_PATH="$prefix"
-    build "$work/$mode/$backend"
+    (configure "$work/$mode/$backend" "$backend" -DCMAKE_PREFIX_PATH="$prefix" &&
+      build "$work/$mode/$backend") &
+    pids+=($!)
+  done
+  wait_all "${pids[@]}"
+  for backend in jit aot c; do
     run "$work/$mode/$backend" "$backend"
   done
   check_targets "$prefix/lib/cmake/fbe-c"
@@ -147,17 +162,19 @@ prefix)
 subdir)
   # fbe_generate with the fbec of the same tree is what the demo and
   # test_cxx_headers already use; the build's fbec spares compiling another.
+  # Next to it, a runtime-only subproject: it looks for no flex, bison, LLVM,
+  # simdjson or C++ compiler, and fbe_generate runs the fbec it is given.
   schemas "$work/$mode/schemas"
-  configure "$work/$mode/build" "jit;aot;c" -DFBE_SOURCE_DIR="$src" -DFBE_FBEC_EXECUTABLE="$build/fbec"
-  build "$work/$mode/build" --target consumer_jit consumer_aot consumer_c
-  run "$work/$mode/build" jit aot c
-  # A runtime-only subproject looks for no flex, bison, LLVM, simdjson or C++
-  # compiler; fbe_generate runs the fbec it is given.
-  configure "$work/$mode/runtime" c -DFBE_SOURCE_DIR="$src" -DFBE_BUILD_COMPILER=OFF \
-    -DFBE_FBEC_EXECUTABLE="$build/fbec"
+  (configure "$work/$mode/build" "jit;aot;c" -DFBE_SOURCE_DIR="$src" \
+     -DFBE_FBEC_EXECUTABLE="$build/fbec" &&
+    build "$work/$mode/build" --target consumer_jit consumer_aot consumer_c) &
+  full=$!
+  (configure "$work/$mode/runtime" c -DFBE_SOURCE_DIR="$src" -DFBE_BUILD_COMPILER=OFF \
+     -DFBE_FBEC_EXECUTABLE="$build/fbec" && build "$work/$mode/runtime") &
+  wait_all $full $!
   ! grep -E '^(FLEX_EXECUTABLE|BISON_EXECUTABLE|LLVM_DIR|simdjson_DIR|CMAKE_CXX_COMPILER):' \
     "$work/$mode/runtime/CMakeCache.txt" || fail "runtime-only build looked for more"
-  build "$work/$mode/runtime"
+  run "$work/$mode/build" jit aot c
   run "$work/$mode/runtime" c
   ;;
 deb)
