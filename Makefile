@@ -11,7 +11,7 @@ MAKEFLAGS += --no-print-directory
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build build-sanitize demo test test-nollvm bench fuzz package clean
+.PHONY: all deps build build-sanitize demo test test-nollvm bench fuzz fuzz-regress package clean
 
 all: build
 
@@ -72,6 +72,9 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	@tools/install-deps.sh --fuzz
 	@tools/fuzz.sh $(BUILD)/fuzz $(FUZZ_SECONDS) $(JOBS)
+fuzz-regress: # each target over its committed corpus fuzz/corpus/<target> once
+	@tools/install-deps.sh --fuzz
+	@tools/fuzz.sh --regress $(BUILD)/fuzz $(JOBS)
 
 # package: build/fbe-c_VERSION_ARCH.deb (CPack): fbec, the headers, the libraries,
 # the CMake package with fbe_generate(), the pkg-config files and the man page.
