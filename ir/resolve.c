@@ -86,6 +86,16 @@ static const char *const c_keywords[] = {
     "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool",
     "true", "false", "alignas", "alignof", "asm", "typeof", "NULL", "nullptr", "constexpr",
     "static_assert", "thread_local", "typeof_unqual",
+    /* C++ keywords (up to C++20) that are not C's: generated headers are also
+     * compiled as C++ (extern "C"), where a member called `new` or `class` is
+     * a syntax error. */
+    "and", "and_eq", "bitand", "bitor", "catch", "char8_t", "char16_t", "char32_t", "class",
+    "co_await", "co_return", "co_yield", "compl", "concept", "consteval", "constinit",
+    "const_cast", "decltype", "delete", "dynamic_cast", "explicit", "export", "friend",
+    "mutable", "namespace", "new", "noexcept", "not", "not_eq", "operator", "or", "or_eq",
+    "private", "protected", "public", "reinterpret_cast", "requires", "static_cast",
+    "template", "this", "throw", "try", "typeid", "typename", "using", "virtual", "wchar_t",
+    "xor", "xor_eq",
 };
 
 /* Object-like macros of the headers generated C includes (<stdint.h>,

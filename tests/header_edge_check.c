@@ -94,6 +94,9 @@ int main(void)
     CHECK(k.register_.size == 1 && k.register_.data[0] == 'x');
     CHECK(k.type == 3);
     CHECK(k.default_ == 1.5);
+    CHECK(k.new_ == 7);
+    CHECK(k.class_ == true);
+    CHECK(k.template_.size == 1 && k.template_.data[0] == 't');
 
     edge_Macros m;
     memset(&m, 0xa5, sizeof m);

@@ -138,6 +138,13 @@ static void compile_headers(const char *cc)
                           "'%s/include_edge.c'",
                           cc, modes[m], outdir(), FBE_SOURCE_DIR, outdir()),
                       0, NULL);
+    /* The same header as C++17 (C++ keywords as field names get a '_'). */
+    const char *cxx = strstr(cc, "clang") ? "clang++-19" : "g++";
+    if (have_compiler(cxx))
+        expect_status(fmt("%s -x c++ -std=c++17 -fsyntax-only -Wall -Wextra -pedantic -Werror "
+                          "-I'%s' -I'%s/include' '%s/include_edge.c'",
+                          cxx, outdir(), FBE_SOURCE_DIR, outdir()),
+                      0, NULL);
     /* Several packages in one unit (test and protoex both import proto). */
     const char *all = fmt("%s/include_all.c", outdir());
     write_text(all, "#include \"test.h\"\n#include \"protoex.h\"\n#include \"proto.h\"\n"
