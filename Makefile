@@ -36,10 +36,10 @@ demo: build
 
 test: build build-sanitize
 	@echo "== tests =="
-	@ctest --test-dir $(BUILD) --output-on-failure
+	@ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 	@echo "== tests under AddressSanitizer + UndefinedBehaviorSanitizer =="
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --test-dir $(BUILD)/sanitize --output-on-failure
+	  ctest --test-dir $(BUILD)/sanitize --output-on-failure -j $(JOBS)
 
 # The same suite in a build without LLVM (FBE_WITH_LLVM=OFF): every codec falls
 # back to the interpreter. CI runs it after `make test`.
@@ -47,7 +47,7 @@ test-nollvm: deps
 	@cmake -S . -B $(BUILD)/nollvm -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFBE_WITH_LLVM=OFF >/dev/null
 	@cmake --build $(BUILD)/nollvm -j $(JOBS)
 	@echo "== tests without LLVM =="
-	@ctest --test-dir $(BUILD)/nollvm --output-on-failure
+	@ctest --test-dir $(BUILD)/nollvm --output-on-failure -j $(JOBS)
 
 # bench_all: fbe-c and the peers of the reference README in one run, -O2 like the
 # reference figures; repeated, medians kept, then perf/report.py writes
