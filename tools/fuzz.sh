@@ -50,7 +50,7 @@ fi
 
 # The smallest set of inputs with the coverage of the committed corpus and the
 # one grown in BUILD_DIR, minus any copy of a golden vector (those stay in
-# ../shared, outside the repo).
+# ../shared, outside the repo) and any input past 2 KB.
 if [ $mode = minimize ]; then
   sha256sum $(find "$golden" -type f) | cut -d' ' -f1 | sort -u >"$build/golden.sha"
   for t in "${targets[@]}"; do
@@ -61,7 +61,10 @@ if [ $mode = minimize ]; then
       "$fresh" "$repo/fuzz/corpus/$t" "$build/corpus/$t" 2>"$build/minimize_$t.log"
     for f in "$fresh"/*; do
       [ -e "$f" ] || continue
-      if grep -qx "$(sha256sum "$f" | cut -d' ' -f1)" "$build/golden.sha"; then rm "$f"; fi
+      # Inputs past 2 KB are near-copies of golden frames and schemas, and
+      # would make the committed corpus megabytes.
+      if [ "$(stat -c %s "$f")" -gt 2048 ] ||
+        grep -qx "$(sha256sum "$f" | cut -d' ' -f1)" "$build/golden.sha"; then rm "$f"; fi
     done
     rm -f "$repo/fuzz/corpus/$t"/*
     cp "$fresh"/* "$repo/fuzz/corpus/$t"/ 2>/dev/null || true
