@@ -274,13 +274,8 @@ static bool generate(gen *g, schema_plan *sp)
         make_name(&sp->struct_names, 'S', i, sp->names[i]);
     /* A name spelled like another's hashed C name: "pkg_" + it is exactly the
      * 120 characters fbe_ir_symbol_name makes of the longer one. Both types
-     * then get the same C name, which the front end does not catch yet
-     * (docs/fuzzing.md, fuzz/corpus/findings/): off unless
-     * FBE_FUZZ_ALIAS_NAMES is set, so that campaigns get past it. */
-    static int alias = -1;
-    if (alias < 0)
-        alias = getenv("FBE_FUZZ_ALIAS_NAMES") != NULL;
-    if (sp->structs >= 2 && take(g, 4) == 0 && alias) {
+     * would get the same C name: the front end must report it. */
+    if (sp->structs >= 2 && take(g, 4) == 0) {
         char full[2 * NAME_MAX + 2], sym[FBE_IR_MAX_SYMBOL + 1];
         snprintf(full, sizeof full, "%s_%s", pkg, sp->names[0]);
         fbe_ir_symbol_name(full, sym);

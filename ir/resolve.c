@@ -292,6 +292,56 @@ static void plan_field_sharing(resolver *r)
     r->copy_limit = ((size_t)1 << 20) + 16 * declared;
 }
 
+/* Two types of one C name would be one C type in the generated headers and
+ * one symbol in AOT objects: `pkg_Name` can meet another package's `pkg_Name`
+ * (a_b.c and a.b_c) or a hashed long name (fbe_ir_symbol_name). */
+static bool check_c_names(resolver *r)
+{
+    size_t total = r->decl_count;
+    for (size_t i = 0; i < r->visible_count; i++)
+        total += r->visible[i]->enum_count + r->visible[i]->flags_count +
+                 r->visible[i]->struct_count;
+    fbe_strmap seen;
+    if (!fbe_strmap_init(&seen, r->arena, total))
+        return false;
+    for (size_t i = 0; i < r->visible_count; i++) {
+        const fbe_ir_package *p = r->visible[i];
+        for (size_t k = 0; k < p->enum_count; k++)
+            if (!fbe_strmap_put(&seen, p->enums[k]->c_name, (void *)p->enums[k]->full_name))
+                return false;
+        for (size_t k = 0; k < p->flags_count; k++)
+            if (!fbe_strmap_put(&seen, p->flags[k]->c_name, (void *)p->flags[k]->full_name))
+                return false;
+        for (size_t k = 0; k < p->struct_count; k++)
+            if (!fbe_strmap_put(&seen, p->structs[k]->c_name, (void *)p->structs[k]->full_name))
+                return false;
+    }
+    for (size_t i = 0; i < r->decl_count; i++) {
+        local_decl *d = &r->decls[i];
+        const char *c_name, *full_name;
+        if (d->kind == DECL_STRUCT) {
+            c_name = ((fbe_ir_struct *)d->ir)->c_name;
+            full_name = ((fbe_ir_struct *)d->ir)->full_name;
+        } else if (d->kind == DECL_FLAGS) {
+            c_name = ((fbe_ir_flags *)d->ir)->c_name;
+            full_name = ((fbe_ir_flags *)d->ir)->full_name;
+        } else {
+            c_name = ((fbe_ir_enum *)d->ir)->c_name;
+            full_name = ((fbe_ir_enum *)d->ir)->full_name;
+        }
+        const char *other = fbe_strmap_get(&seen, c_name);
+        if (other) {
+            fbe_error(r->diags, d->loc, "'%s' has the C name '%s' of '%s'", full_name, c_name,
+                      other);
+            d->failed = true;
+            continue;
+        }
+        if (!fbe_strmap_put(&seen, c_name, (void *)full_name))
+            return false;
+    }
+    return true;
+}
+
 static bool collect_decls(resolver *r)
 {
     const ast_file *f = r->file;
@@ -1441,6 +1491,16 @@ static bool layout_struct(resolver *r, local_decl *ld)
     uint32_t height = 1;
     if (st->base) {
         local_decl *b = local_of(r, st->base);
+        if (b && b->layout_state == 1) {
+            /* The base is being laid out: it holds this struct by value, so
+             * this struct would contain itself. */
+            fbe_error(r->diags, ld->ast_struct->base.loc,
+                      "struct '%s' derives from '%s', which contains '%s' by value (use an "
+                      "optional or a collection)",
+                      st->name, st->base->name, st->name);
+            ld->layout_state = 2;
+            return false;
+        }
         r->depth++;
         bool ok = !b || layout_struct(r, b);
         r->depth--;
@@ -1616,7 +1676,7 @@ fbe_ir_package *fbe_resolve_package(fbe_arena *arena, fbe_diags *diags, const as
             return NULL;
 
     parse_header(r);
-    if (!collect_decls(r))
+    if (!collect_decls(r) || !check_c_names(r))
         return NULL;
     plan_field_sharing(r);
 

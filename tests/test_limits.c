@@ -372,6 +372,49 @@ static void test_nesting_depth(void **state)
                       "error: structs are nested by value deeper than 256\n");
 }
 
+/* Found by fuzz_schema_size: a by-value cycle through a base loaded with sizes
+ * of 0 and crashed encode; two types could share a C name. */
+static void test_cycles_and_c_names(void **state)
+{
+    (void)state;
+    expect_errors("package p\nstruct A { B b; }\nstruct B : A { int32 x; }\n",
+                  "t.fbe:3:12: error: struct 'B' derives from 'A', which contains 'B' by value "
+                  "(use an optional or a collection)\n");
+    expect_errors("package p\nstruct B : A { int32 x; }\nstruct A { B b; }\n",
+                  "t.fbe:3:14: error: struct 'A' contains itself by value through field 'b' "
+                  "(use an optional or a collection)\n");
+    /* A long name's hashed C name, spelled out by a second struct. */
+    char names[2][600], full[1300], c_name[121];
+    char *schema_text = long_name_schema(names);
+    free(schema_text);
+    snprintf(full, sizeof full, "longnames_%s", names[0]);
+    expected_c_name(full, c_name);
+    text t = {0};
+    tprintf(&t, "package longnames\nstruct %s { int32 a; }\nstruct %s { int32 b; }\n", names[0],
+            c_name + strlen("longnames_"));
+    /* The message names a 499-character struct: diagnostics are cut at their
+     * buffer's size, so the start is compared. */
+    char expect[1600];
+    snprintf(expect, sizeof expect, "t.fbe:3:8: error: 'longnames.%s' has the C name '%s' of ",
+             c_name + strlen("longnames_"), c_name);
+    diag_capture cap0;
+    assert_null(load_text(t.s, &cap0));
+    assert_int_equal(cap0.count, 1);
+    assert_memory_equal(cap0.text, expect, strlen(expect));
+    free(t.s);
+
+    /* pkg_Name across packages: a_b.c and a.b_c. */
+    char dir[] = "/tmp/fbe_limits_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    write_text(fmt("%s/a_b.fbe", dir), "package a_b\nstruct c { int32 x; }\n");
+    write_text(fmt("%s/a.fbe", dir), "package a\nimport a_b\nstruct b_c { int32 y; }\n");
+    diag_capture cap = {0};
+    fbe_schema_options o = {.sink = diag_capture_sink, .sink_ctx = &cap};
+    assert_null(fbe_schema_load(fmt("%s/a.fbe", dir), &o, NULL));
+    assert_string_equal(cap.text, "a.fbe:3:8: error: 'a.b_c' has the C name 'a_b_c' of 'a_b.c'\n");
+    assert_int_equal(rm_rf(dir), 0);
+}
+
 /* Across packages: the imported chain's depth counts. */
 static void test_depth_across_packages(void **state)
 {
@@ -766,6 +809,7 @@ int main(void)
         cmocka_unit_test(test_inherited_fields_shared),
         cmocka_unit_test(test_nesting_depth),
         cmocka_unit_test(test_depth_across_packages),
+        cmocka_unit_test(test_cycles_and_c_names),
         cmocka_unit_test(test_serialize_depth),
         cmocka_unit_test(test_serialize_depth_collections),
         cmocka_unit_test(test_generated_code),
