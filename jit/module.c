@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <llvm-c/Support.h>
 #include <llvm-c/Analysis.h>
 #include <llvm-c/ErrorHandling.h>
 #include <llvm-c/Target.h>
@@ -29,6 +30,25 @@ static void init_native(void)
     LLVMInitializeNativeTarget();
     LLVMInitializeNativeAsmPrinter();
     LLVMInstallFatalErrorHandler(fatal_handler);
+    /* Two of LLVM's passes cost far more than they give the codec's code, and
+     * grow faster than linearly with a function's size (200 string fields in
+     * one struct: 16 s in the SLP vectorizer, 9 s in the AVX-512 domain
+     * reassignment): the SLP vectorizer and X86's domain reassignment. The C
+     * API's LLVMPassBuilderOptionsSetSLPVectorization does not turn the former
+     * off in LLVM 19 (the command-line option wins), so both are LLVM options,
+     * set once per process (docs/jit.md). FBE_JIT_LLVM_ARGS appends more, e.g.
+     * "-time-passes" to see where compile time goes. */
+    static char extra[512];
+    const char *argv[12] = {"fbe-jit", "-vectorize-slp=false", "-disable-x86-domain-reassignment"};
+    int argc = 3;
+    const char *args = getenv("FBE_JIT_LLVM_ARGS");
+    if (args) {
+        snprintf(extra, sizeof extra, "%s", args);
+        char *save = NULL;
+        for (char *t = strtok_r(extra, " ", &save); t && argc < 12; t = strtok_r(NULL, " ", &save))
+            argv[argc++] = t;
+    }
+    LLVMParseCommandLineOptions(argc, argv, NULL);
 }
 
 static void init_all(void)
@@ -205,6 +225,8 @@ bool jit_module_optimize(jit_module *m, LLVMTargetMachineRef tm, int opt_level, 
                          size_t err_size)
 {
     double t0 = jit_now_ms();
+    if (getenv("FBE_JIT_DUMP_LOWERED")) /* the input of the passes, for opt -time-passes */
+        LLVMDumpModule(m->mod);
     LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
     int level = opt_level ? opt_level : 2;
     char passes[32];
