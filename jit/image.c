@@ -520,6 +520,17 @@ static void add_type(jit_image *img, const fbe_ir_type *t)
     add_type(img, t->key);
 }
 
+/* By field array, then field count: the last of a run sharing one array is
+ * the longest. */
+static int by_fields_then_count(const void *pa, const void *pb)
+{
+    const fbe_ir_struct *a = *(const fbe_ir_struct *const *)pa;
+    const fbe_ir_struct *b = *(const fbe_ir_struct *const *)pb;
+    if (a->fields != b->fields)
+        return (uintptr_t)a->fields < (uintptr_t)b->fields ? -1 : 1;
+    return a->field_count < b->field_count ? -1 : a->field_count > b->field_count;
+}
+
 /* Phase 1: a global for every object, so that any pointer can be resolved. */
 static void declare_package(jit_image *img, const fbe_ir_package *p)
 {
@@ -549,14 +560,31 @@ static void declare_package(jit_image *img, const fbe_ir_package *p)
             add_array(img, L_ENUM_VALUE, fl->values, fl->value_count, sizeof *fl->values,
                       "flags.values", fl->c_name);
     }
+    /* A struct that is its base's heir shares the base's field array
+     * (ir/resolve.c): one global per array, as long as its longest user. */
+    const fbe_ir_struct **by_fields = p->struct_count ? malloc(sizeof *by_fields * p->struct_count)
+                                                      : NULL;
+    if (p->struct_count && !by_fields) {
+        fail(img, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < p->struct_count; i++)
+        by_fields[i] = p->structs[i];
+    if (p->struct_count)
+        qsort(by_fields, p->struct_count, sizeof *by_fields, by_fields_then_count);
+    for (size_t i = 0; i < p->struct_count; i++) {
+        const fbe_ir_struct *st = by_fields[i];
+        bool longest = i + 1 == p->struct_count || by_fields[i + 1]->fields != st->fields;
+        if (st->field_count && longest)
+            add_array(img, L_FIELD, st->fields, st->field_count, sizeof *st->fields,
+                      "struct.fields", st->c_name);
+    }
+    free(by_fields);
     for (size_t i = 0; i < p->struct_count; i++) {
         const fbe_ir_struct *st = p->structs[i];
         put(img, st,
             add_global(img, img->t[L_STRUCT], "struct", st->c_name, layouts[L_STRUCT].align),
             "struct");
-        if (st->field_count)
-            add_array(img, L_FIELD, st->fields, st->field_count, sizeof *st->fields,
-                      "struct.fields", st->c_name);
         if (st->reject_count)
             add_array(img, L_REJECT, st->rejects, st->reject_count, sizeof *st->rejects,
                       "struct.rejects", st->c_name);
@@ -839,10 +867,12 @@ static void init_struct(jit_image *img, const fbe_ir_struct *st)
         fail(img, "out of memory");
         return;
     }
-    if (st->field_count) {
+    LLVMValueRef fields_g = st->field_count ? array_global(img, st->fields) : NULL;
+    /* A shared field array is initialized once, by its longest user. */
+    if (fields_g && LLVMGetArrayLength2(LLVMGlobalGetValueType(fields_g)) == st->field_count) {
         for (size_t i = 0; i < st->field_count; i++)
             v[i] = field_value(img, &st->fields[i]);
-        set_init(array_global(img, st->fields), LLVMConstArray2(img->t[L_FIELD], v, st->field_count));
+        set_init(fields_g, LLVMConstArray2(img->t[L_FIELD], v, st->field_count));
     }
     if (st->reject_count) {
         for (size_t i = 0; i < st->reject_count; i++) {

@@ -21,9 +21,8 @@ struct fbe_codec {
      * they release their own state here (JIT memory, loaded objects). */
     void (*destroy_backend)(struct fbe_codec *codec);
     void *backend_data;
-    /* The backend's serialize of every type (2 per type, by model) whose values
-     * can nest deeper than max_depth; NULL if none (runtime/depth_guard.c). */
-    fbe_serialize_fn *guarded;
+    /* The serialize depth guard's tables (runtime/depth_guard.c). */
+    struct fbe_depth_guard *depth_guard;
 };
 
 /* Wraps the serialize entry points of the types whose values can nest deeper

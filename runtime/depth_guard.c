@@ -7,7 +7,9 @@
  * nothing changes and serialize costs nothing more. For the others (a struct
  * reachable from itself through an optional or a collection, or a chain of
  * types deeper than the limit), serialize first walks the host value by the IR,
- * at most max_depth + 1 levels deep, and returns FBE_TOO_DEEP past the limit.
+ * at most max_depth + 1 levels deep and only into structs whose type can reach
+ * past the limit from where they are (a vector of leaves is not walked, however
+ * long), and returns FBE_TOO_DEEP past the limit.
  * One rule for every backend: the codec's entry points are wrapped here after
  * the backend installed them. */
 #include <stdint.h>
@@ -48,14 +50,14 @@ static size_t slot_of(const index_map *m, const fbe_ir_struct *st)
     return h;
 }
 
-static bool index_map_init(index_map *m, const fbe_codec *codec)
+static bool index_map_init(index_map *m, const fbe_codec *codec, fbe_arena *arena)
 {
     size_t cap = 16;
     while (cap < codec->type_count * 2)
         cap *= 2;
     m->mask = cap - 1;
-    m->keys = calloc(cap, sizeof *m->keys);
-    m->values = calloc(cap, sizeof *m->values);
+    m->keys = fbe_arena_zalloc(arena, cap * sizeof *m->keys);
+    m->values = fbe_arena_zalloc(arena, cap * sizeof *m->values);
     if (!m->keys || !m->values)
         return false;
     for (size_t i = 0; i < codec->type_count; i++) {
@@ -136,68 +138,111 @@ static bool compute_reach(const fbe_codec *codec, const index_map *map, unsigned
     return true;
 }
 
-static bool struct_too_deep(const fbe_ir_struct *st, const uint8_t *host, unsigned level,
-                            unsigned max);
+/* What the guard keeps per codec: the reach of every type (to walk only into
+ * structs that can go past the limit), the type index by IR pointer, and the
+ * backend's serialize entry points it wraps (2 per type, by model). */
+struct fbe_depth_guard {
+    index_map map;
+    unsigned *reach;
+    fbe_serialize_fn *inner;
+};
 
-/* One host element of type t (a struct, an optional struct pointer, or
- * anything else, which holds no struct). */
-static bool elem_too_deep(const fbe_ir_type *t, const uint8_t *p, unsigned level, unsigned max)
+typedef struct walk {
+    const struct fbe_depth_guard *guard;
+    unsigned max;
+    uint64_t visits; /* struct bodies entered */
+} walk;
+
+/* Past this many bodies the frame is over 4 GiB in either model (every body
+ * that can lead deeper holds at least an optional's flag byte or a
+ * collection's count): serialize fails with TOO_LARGE whatever the depth, so
+ * the walk stops there. */
+#define WALK_VISIT_CAP ((uint64_t)UINT32_MAX)
+
+static bool struct_too_deep(walk *w, const fbe_ir_struct *st, const uint8_t *host,
+                            unsigned level);
+
+/* Whether a body of st entered at level + 1 can reach past the limit. */
+static bool may_exceed(const walk *w, const fbe_ir_struct *st, unsigned level)
 {
-    if (t->kind == FBE_IR_STRUCT)
-        return struct_too_deep(t->struct_type, p, level + 1, max);
-    if (t->kind == FBE_IR_OPTIONAL && t->elem->kind == FBE_IR_STRUCT) {
-        const uint8_t *inner;
-        memcpy(&inner, p, sizeof inner);
-        return inner && struct_too_deep(t->elem->struct_type, inner, level + 1, max);
-    }
-    return false;
+    size_t i = type_index(&w->guard->map, st);
+    return i == SIZE_MAX || level + w->guard->reach[i] > w->max;
 }
 
-static bool field_too_deep(const fbe_ir_type *t, const uint8_t *p, unsigned level, unsigned max)
+/* The struct an element of type t holds (itself or through an optional), or
+ * NULL. */
+static const fbe_ir_struct *elem_struct(const fbe_ir_type *t)
 {
+    if (t->kind == FBE_IR_STRUCT)
+        return t->struct_type;
+    if (t->kind == FBE_IR_OPTIONAL && t->elem->kind == FBE_IR_STRUCT)
+        return t->elem->struct_type;
+    return NULL;
+}
+
+/* One host element of type t holding struct st (by value or by pointer). */
+static bool elem_too_deep(walk *w, const fbe_ir_type *t, const fbe_ir_struct *st,
+                          const uint8_t *p, unsigned level)
+{
+    if (t->kind == FBE_IR_STRUCT)
+        return struct_too_deep(w, st, p, level + 1);
+    const uint8_t *inner;
+    memcpy(&inner, p, sizeof inner);
+    return inner && struct_too_deep(w, st, inner, level + 1);
+}
+
+static bool field_too_deep(walk *w, const fbe_ir_type *t, const uint8_t *p, unsigned level)
+{
+    bool keyed = t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH;
+    const fbe_ir_type *et = t->kind == FBE_IR_STRUCT ? t : t->elem;
+    const fbe_ir_struct *es = et ? elem_struct(et) : NULL;
+    const fbe_ir_struct *ks = keyed ? elem_struct(t->key) : NULL;
+    if (es && !may_exceed(w, es, level))
+        es = NULL;
+    if (ks && !may_exceed(w, ks, level))
+        ks = NULL;
+    if (!es && !ks)
+        return false; /* nothing below can go past the limit: not walked */
     switch (t->kind) {
     case FBE_IR_STRUCT:
     case FBE_IR_OPTIONAL:
-        return elem_too_deep(t, p, level, max);
+        return elem_too_deep(w, t, es, p, level);
     case FBE_IR_ARRAY:
         for (uint32_t i = 0; i < t->array_len; i++)
-            if (elem_too_deep(t->elem, p + (size_t)i * t->elem->host_size, level, max))
+            if (elem_too_deep(w, et, es, p + (size_t)i * et->host_size, level))
                 return true;
         return false;
-    case FBE_IR_VECTOR:
-    case FBE_IR_LIST:
-    case FBE_IR_SET:
-    case FBE_IR_MAP:
-    case FBE_IR_HASH: {
+    default: { /* VECTOR, LIST, SET, MAP, HASH */
         const uint8_t *data;
         size_t count;
         memcpy(&data, p, sizeof data);
         memcpy(&count, p + sizeof data, sizeof count);
-        bool keyed = t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH;
-        size_t stride = keyed ? t->host_entry_size : t->elem->host_size;
+        if (count > UINT32_MAX) /* no count field holds it: TOO_LARGE */
+            return false;
+        size_t stride = keyed ? t->host_entry_size : et->host_size;
         for (size_t i = 0; data && i < count; i++) {
             const uint8_t *e = data + i * stride;
-            if (keyed && elem_too_deep(t->key, e, level, max))
+            if (ks && elem_too_deep(w, t->key, ks, e, level))
                 return true;
-            if (elem_too_deep(t->elem, keyed ? e + t->host_entry_value_offset : e, level, max))
+            if (es && elem_too_deep(w, et, es, keyed ? e + t->host_entry_value_offset : e, level))
                 return true;
         }
         return false;
     }
-    default:
-        return false;
     }
 }
 
 /* Recursion is bounded: it stops one level past max. */
-static bool struct_too_deep(const fbe_ir_struct *st, const uint8_t *host, unsigned level,
-                            unsigned max)
+static bool struct_too_deep(walk *w, const fbe_ir_struct *st, const uint8_t *host,
+                            unsigned level)
 {
-    if (level > max)
+    if (level > w->max)
         return true;
+    if (++w->visits > WALK_VISIT_CAP)
+        return false;
     for (size_t i = 0; i < st->field_count; i++) {
         const fbe_ir_field *f = &st->fields[i];
-        if (field_too_deep(f->type, host + f->host_offset, level, max))
+        if (field_too_deep(w, f->type, host + f->host_offset, level))
             return true;
     }
     return false;
@@ -207,9 +252,10 @@ static fbe_status guarded_serialize(const fbe_type *type, fbe_model model, const
                                     fbe_buffer *out)
 {
     const fbe_codec *codec = type->codec;
-    if (value && struct_too_deep(type->ir, value, 1, codec->max_depth))
+    walk w = {codec->depth_guard, codec->max_depth, 0};
+    if (value && struct_too_deep(&w, type->ir, value, 1))
         return FBE_TOO_DEEP;
-    return codec->guarded[(size_t)(type - codec->types) * 2 + model](type, value, out);
+    return w.guard->inner[(size_t)(type - codec->types) * 2 + model](type, value, out);
 }
 
 static fbe_status guarded_std(const fbe_type *type, const void *value, fbe_buffer *out)
@@ -225,35 +271,29 @@ static fbe_status guarded_final(const fbe_type *type, const void *value, fbe_buf
 bool fbe_codec_guard_depth(fbe_codec *codec)
 {
     size_t n = codec->type_count;
-    unsigned cap = codec->max_depth + 1;
-    unsigned *reach = calloc(n ? n : 1, sizeof *reach);
-    index_map map = {0};
-    bool ok = reach && index_map_init(&map, codec) && compute_reach(codec, &map, cap, reach);
-    free(map.keys);
-    free(map.values);
-    if (!ok) {
-        free(reach);
-        return false;
+    struct fbe_depth_guard *g = codec->depth_guard;
+    if (!g) {
+        /* The tables live as long as the codec: the walk reads them. */
+        g = fbe_arena_zalloc(&codec->arena, sizeof *g);
+        if (!g || !index_map_init(&g->map, codec, &codec->arena))
+            return false;
+        g->reach = fbe_arena_zalloc(&codec->arena, sizeof *g->reach * (n + 1));
+        g->inner = fbe_arena_zalloc(&codec->arena, sizeof *g->inner * (2 * n + 1));
+        if (!g->reach || !g->inner || !compute_reach(codec, &g->map, codec->max_depth + 1, g->reach))
+            return false;
+        codec->depth_guard = g;
     }
     for (size_t i = 0; i < n; i++) {
-        if (reach[i] <= codec->max_depth)
+        if (g->reach[i] <= codec->max_depth)
             continue;
-        if (!codec->guarded) {
-            codec->guarded = fbe_arena_zalloc(&codec->arena, sizeof *codec->guarded * n * 2);
-            if (!codec->guarded) {
-                free(reach);
-                return false;
-            }
-        }
         fbe_model_ops *ops = codec->types[i].ops;
         for (int m = 0; m < 2; m++) {
             /* Installed again (a JIT replacing entry points): keep the inner one. */
             if (ops[m].serialize == guarded_std || ops[m].serialize == guarded_final)
                 continue;
-            codec->guarded[i * 2 + (size_t)m] = ops[m].serialize;
+            g->inner[i * 2 + (size_t)m] = ops[m].serialize;
             ops[m].serialize = m == FBE_STANDARD ? guarded_std : guarded_final;
         }
     }
-    free(reach);
     return true;
 }

@@ -950,6 +950,13 @@ static void test_generated(void **state)
         const fbe_type *ti = fbe_codec_type(p.interp, "extra.Node");
         const fbe_type *tj = fbe_codec_type(p.jit, "extra.Node");
         const fbe_ir_field *next = fbe_field_by_name(ti->ir, "next");
+        /* serialize refuses a chain deeper than the codec's limit (both
+         * backends): the frames past it come from a codec with a higher one */
+        fbe_codec_options wide = {.max_depth = 100};
+        fbe_codec *writer = fbe_interp_create(p.schema, &wide, NULL);
+        assert_non_null(writer);
+        const fbe_type *tw = fbe_codec_type(writer, "extra.Node");
+        unsigned limit = fbe_codec_max_depth(p.interp);
         int first_too_deep = 0;
         for (int len = 1; len <= 70; len++) {
             fbe_arena_reset(&arena);
@@ -960,8 +967,14 @@ static void test_generated(void **state)
                 memcpy(node + next->host_offset, &head, sizeof head);
                 head = node;
             }
+            /* a chain of len nodes is len + 1 levels deep (Leaf[10] leaf10) */
+            fbe_status want = (unsigned)len + 1 <= limit ? FBE_OK : FBE_TOO_DEEP;
             fbe_buffer_clear(&out);
-            assert_int_equal(fbe_serialize(ti, FBE_STANDARD, head, &out), FBE_OK);
+            assert_int_equal(fbe_serialize(tj, FBE_STANDARD, head, &out), want);
+            fbe_buffer_clear(&out);
+            assert_int_equal(fbe_serialize(ti, FBE_STANDARD, head, &out), want);
+            fbe_buffer_clear(&out);
+            assert_int_equal(fbe_serialize(tw, FBE_STANDARD, head, &out), FBE_OK);
             uint8_t *exact = exact_copy(out.data, out.size);
             char what[64];
             snprintf(what, sizeof what, "chain of %d", len);
@@ -972,7 +985,8 @@ static void test_generated(void **state)
             free(exact);
         }
         print_message("chain: TOO_DEEP from %d nodes on\n", first_too_deep);
-        assert_true(first_too_deep > 1);
+        assert_int_equal(first_too_deep, limit); /* verify rejects what serialize refuses */
+        fbe_codec_free(writer);
     }
     print_message("generated: %lu values, %lu mutated inputs, %lu runs (%lu accepted), "
                   "%lu failures\n", values, mutations, c.runs, c.accepted, c.failures);
