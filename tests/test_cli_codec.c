@@ -618,6 +618,12 @@ static void test_usage_errors(void **state)
     r = run("convert %s --from standard --to final --format text '%s'", ta, std);
     assert_int_equal(r.status, 2);
     result_free(&r);
+    r = run("verify %s --max-memory 1M '%s'", ta, std);
+    assert_fails(&r, 2,
+                 "fbec verify: --max-memory is not used by this command (verify allocates "
+                 "nothing)\n"
+                 "run 'fbec verify --help' for usage\n");
+    result_free(&r);
 }
 
 static void test_data_errors(void **state)

@@ -47,6 +47,9 @@ int cmd_verify(int argc, char **argv)
     if (args.output)
         return fbec_usage_error(cmd, "-o is not used by this command (it prints nothing "
                                      "on success)");
+    if (args.max_memory)
+        return fbec_usage_error(cmd, "--max-memory is not used by this command (verify "
+                                     "allocates nothing)");
     int status = fbec_check_codec_args(cmd, &args);
     if (status != FBEC_OK)
         return status;
