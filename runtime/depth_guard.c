@@ -18,19 +18,27 @@
 
 #include "codec_impl.h"
 
+/* The struct an element of type t holds (itself or through an optional), or
+ * NULL. */
+static const fbe_ir_struct *elem_struct(const fbe_ir_type *t)
+{
+    if (t->kind == FBE_IR_STRUCT)
+        return t->struct_type;
+    if (t->kind == FBE_IR_OPTIONAL && t->elem->kind == FBE_IR_STRUCT)
+        return t->elem->struct_type;
+    return NULL;
+}
+
 /* The structs a field's type holds one level down: the struct itself, or the
- * element of an optional, array or collection (possibly an optional struct),
- * and a map's key. */
+ * element of an optional, array or collection, and a map's key. */
 static size_t child_structs(const fbe_ir_type *t, const fbe_ir_struct *out[2])
 {
     size_t n = 0;
     const fbe_ir_type *v = t->kind == FBE_IR_STRUCT ? t : t->elem;
-    if (v && v->kind == FBE_IR_OPTIONAL)
-        v = v->elem;
-    if (v && v->kind == FBE_IR_STRUCT)
-        out[n++] = v->struct_type;
-    if (t->key && t->key->kind == FBE_IR_STRUCT)
-        out[n++] = t->key->struct_type;
+    if (v && (out[n] = elem_struct(v)))
+        n++;
+    if (t->key && (out[n] = elem_struct(t->key)))
+        n++;
     return n;
 }
 
@@ -167,17 +175,6 @@ static bool may_exceed(const walk *w, const fbe_ir_struct *st, unsigned level)
 {
     size_t i = type_index(&w->guard->map, st);
     return i == SIZE_MAX || level + w->guard->reach[i] > w->max;
-}
-
-/* The struct an element of type t holds (itself or through an optional), or
- * NULL. */
-static const fbe_ir_struct *elem_struct(const fbe_ir_type *t)
-{
-    if (t->kind == FBE_IR_STRUCT)
-        return t->struct_type;
-    if (t->kind == FBE_IR_OPTIONAL && t->elem->kind == FBE_IR_STRUCT)
-        return t->elem->struct_type;
-    return NULL;
 }
 
 /* One host element of type t holding struct st (by value or by pointer). */
