@@ -21,6 +21,7 @@ static const command commands[] = {
     {"aot", cmd_aot, "compile a schema to an object file (link with fbe_runtime only)"},
     {"encode", cmd_encode, "JSON -> a binary frame (standard or final)"},
     {"c", cmd_c, "generate a static C codec (same symbols as aot, C compiler only)"},
+    {"compat", cmd_compat, "tell whether two versions of a schema still read each other"},
 };
 
 static void usage(FILE *out)
