@@ -25,6 +25,7 @@ typedef struct ctx {
     size_t cap;
     pair *done; /* struct, enum and flags pairs already compared */
     size_t done_count, done_cap;
+    size_t struct_errors; /* errors before the fields of the struct being compared */
     bool oom;
 } ctx;
 
@@ -487,7 +488,7 @@ static void compare_pair(ctx *c, const fbe_ir_struct *os, const fbe_ir_struct *n
                 "changes", of->name, ns->name, nf->name);
     }
     if (c->opt->model != FBE_COMPAT_JSON && of->std_offset != nf->std_offset &&
-        c->opt->model == FBE_COMPAT_STANDARD && v.sev != FBE_COMPAT_ERROR)
+        c->opt->model == FBE_COMPAT_STANDARD && c->res->errors == c->struct_errors)
         add(c, FBE_COMPAT_ERROR, BOTH, false, nf->loc, ns->name,
             "field '%s' of '%s' moved from offset %" PRIu32 " to %" PRIu32, nf->name, ns->name,
             of->std_offset, nf->std_offset);
@@ -565,7 +566,10 @@ static void field_removed(ctx *c, const fbe_ir_struct *os, const fbe_ir_field *o
 static void compare_fields_positional(ctx *c, const fbe_ir_struct *o, const fbe_ir_struct *n)
 {
     size_t no = o->field_count, nn = n->field_count;
-    size_t errors_before = c->res->errors;
+    size_t errors_before = c->res->errors, outer = c->struct_errors;
+    /* a field's offset moves only when something before it changed, which is
+     * reported already: "moved" alone is said when nothing else explains it */
+    c->struct_errors = errors_before;
     for (size_t i = 0; i < no; i++) {
         const fbe_ir_field *of = &o->fields[i];
         long j = index_named(n, of->name);
@@ -612,6 +616,7 @@ static void compare_fields_positional(ctx *c, const fbe_ir_struct *o, const fbe_
                     o->name, end, n->std_body_size);
         }
     }
+    c->struct_errors = outer;
 }
 
 /* JSON: members by name, in any order. */
