@@ -2,6 +2,7 @@
  * docs/host-abi.md). Every size and offset comes from the IR; the header pins
  * them with _Static_assert so that the C compiler verifies the IR's layout. */
 #include "gen_header.h"
+#include "gen_header_keys.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -1090,6 +1091,14 @@ bool fbe_gen_header(const fbe_schema *schema, const fbe_ir_package *pkg, FILE *o
         sb_putn(&body, sb_str(&g.tail), g.tail.len);
         sb_putc(&body, '\n');
     }
+    if (structs_ok && pkg->struct_count) {
+        char *keys = fbe_gen_header_keys(pkg);
+        if (keys)
+            sb_puts(&body, keys);
+        else
+            g.oom = true;
+        free(keys);
+    }
     bool protocol = structs_ok && has_messages(pkg);
     if (protocol)
         gen_protocol(&g, &body);
@@ -1108,7 +1117,7 @@ bool fbe_gen_header(const fbe_schema *schema, const fbe_ir_package *pkg, FILE *o
     if (g.needs_math)
         sb_puts(&text, "#include <math.h>\n");
     sb_puts(&text, "#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n"
-                   "#include <string.h>\n\n#include <fbe/types.h>\n\n");
+                   "#include <string.h>\n\n#include <fbe/types.h>\n#include <fbe/value.h>\n\n");
     if (protocol)
         sb_puts(&text, "#include <fbe/protocol.h>\n\n");
     for (size_t i = 0; i < pkg->import_count; i++)

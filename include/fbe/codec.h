@@ -55,7 +55,9 @@ typedef struct fbe_verify_info {
 enum {
     /* Strings and bytes point into the input buffer instead of being copied into
      * the arena; the input must then outlive the value. */
-    FBE_DECODE_BORROW = 1u << 0
+    FBE_DECODE_BORROW = 1u << 0,
+    /* Unsorted or duplicate set/map keys fail with FBE_UNORDERED (fbe/value.h). */
+    FBE_DECODE_STRICT_ORDER = 1u << 1
 };
 
 typedef struct fbe_decode_options {

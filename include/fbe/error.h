@@ -27,7 +27,8 @@ extern "C" {
     X(UNSUPPORTED, "not supported by this backend")                                      \
     X(INVALID_ARGUMENT, "invalid argument")                                              \
     X(IO, "input/output error")                                                          \
-    X(MEMORY_LIMIT, "decoding needs more memory than the limit for this input allows")
+    X(MEMORY_LIMIT, "decoding needs more memory than the limit for this input allows")  \
+    X(UNORDERED, "a set or map is not in strictly ascending key order")
 
 typedef enum fbe_status {
 #define FBE_STATUS_ENUM_(name, msg) FBE_##name,
