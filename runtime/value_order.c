@@ -33,27 +33,21 @@ static fbe_status walk_struct(const walker *w, const fbe_ir_struct *s, char *p, 
     return FBE_OK;
 }
 
-/* Does a value of t hold any set, map or hash (so that walking it matters)? */
-static bool holds_collection(const fbe_ir_type *t, unsigned depth)
+/* Can a value of t hold a set, map or hash (so that walking its elements
+ * matters)? Structs are assumed to: searching them could take exponential time. */
+static bool holds_collection(const fbe_ir_type *t)
 {
     switch (t->kind) {
-    case FBE_IR_SET:
-    case FBE_IR_MAP:
-    case FBE_IR_HASH:
-        return true;
     case FBE_IR_OPTIONAL:
     case FBE_IR_ARRAY:
     case FBE_IR_VECTOR:
     case FBE_IR_LIST:
-        return holds_collection(t->elem, depth);
+        return holds_collection(t->elem);
+    case FBE_IR_SET:
+    case FBE_IR_MAP:
+    case FBE_IR_HASH:
     case FBE_IR_STRUCT:
-        /* Recursive types: assume yes rather than search a cycle. */
-        if (depth > 8)
-            return true;
-        for (size_t i = 0; i < t->struct_type->field_count; i++)
-            if (holds_collection(t->struct_type->fields[i].type, depth + 1))
-                return true;
-        return false;
+        return true;
     default:
         return false;
     }
@@ -62,7 +56,7 @@ static bool holds_collection(const fbe_ir_type *t, unsigned depth)
 static fbe_status walk_elems(const walker *w, const fbe_ir_type *elem, char *data, size_t n,
                              size_t stride, const fbe_ir_field *f, unsigned depth)
 {
-    if (!holds_collection(elem, 0))
+    if (!holds_collection(elem))
         return FBE_OK;
     for (size_t i = 0; i < n; i++) {
         fbe_status st = walk_type(w, elem, data + i * stride, f, depth);
