@@ -430,6 +430,12 @@ static verdict type_verdict(ctx *c, const fbe_ir_type *o, const fbe_ir_type *n)
     if (integer_like(o->kind) && integer_like(n->kind)) {
         if (o->std_inline_size != n->std_inline_size)
             return (verdict){FBE_COMPAT_ERROR, BOTH, "its size changed"};
+        /* a bool reads any non-zero byte as true: the other values are lost on the
+         * side that reads a bool */
+        if (o->kind == FBE_IR_BOOL || n->kind == FBE_IR_BOOL)
+            return (verdict){FBE_COMPAT_ERROR,
+                             n->kind == FBE_IR_BOOL ? FBE_COMPAT_NEW_READER : FBE_COMPAT_OLD_READER,
+                             "a bool reads every other value as true"};
         if (o->kind == FBE_IR_ENUM && n->kind == FBE_IR_ENUM)
             compare_enum(c, o->enum_type, n->enum_type);
         return (verdict){FBE_COMPAT_WARNING, 0, "same size: the bytes are reinterpreted"};
