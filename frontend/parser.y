@@ -5,8 +5,10 @@
  * no cleanup.
  *
  * Syntax errors read like bison's "detailed" messages
- *     syntax error, unexpected identifier, expecting ';'
- * (at most four expected tokens are listed, otherwise none). Because the keywords
+ *     syntax error, unexpected identifier, expecting integer literal
+ * (at most four expected tokens are listed, otherwise none), except that one
+ * missing punctuation token is reported like gcc does, right after the previous
+ * token, where it has to be typed: `expected ';' after field`. Because the keywords
  * `domain package offset import version request response reject` are also names,
  * they are folded into "identifier" when an identifier is expected.
  *
@@ -48,9 +50,16 @@ typedef struct fbe_parse_ctx {
     bool stop;            /* error cap reached or out of memory: wind down */
     uint32_t line, col;   /* scanner position (1-based, bytes) */
     fbe_loc comment_start;
+    /* Where the last two tokens ended (line 0: none yet), and the kind of body
+     * each was in: a missing ';' or closer is reported where it belongs, right
+     * after the previous token (see report_expected). */
+    uint32_t end_line, end_col, prev_end_line, prev_end_col;
+    int body, prev_body, pending_body; /* FBE_BODY_* */
     yyscan_t scanner;
     jmp_buf fatal;        /* flex fatal errors (allocation) land here */
 } fbe_parse_ctx;
+
+enum { FBE_BODY_NONE, FBE_BODY_FIELDS, FBE_BODY_ENUM, FBE_BODY_FLAGS };
 
 /* Semantic values of helper rules. */
 typedef struct fbe_struct_spec {
@@ -87,10 +96,16 @@ int fbe_yylex(FBE_YYSTYPE *yylval, FBE_YYLTYPE *yylloc, yyscan_t scanner);
 }
 
 %code {
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 static void fbe_yyerror(FBE_YYLTYPE *loc, yyscan_t scanner, fbe_parse_ctx *ctx, const char *msg);
+static int tracked_lex(FBE_YYSTYPE *val, FBE_YYLTYPE *loc, yyscan_t scanner, fbe_parse_ctx *ctx);
+
+/* Every token goes through tracked_lex, which remembers where tokens end. */
+#undef yylex
+#define yylex(val, loc, scanner) tracked_lex(val, loc, scanner, ctx)
 
 #define LOC(l) ((fbe_loc){ctx->source, (uint32_t)(l).first_line, (uint32_t)(l).first_column})
 
@@ -928,6 +943,63 @@ static void fbe_yyerror(FBE_YYLTYPE *loc, yyscan_t scanner, fbe_parse_ctx *ctx, 
     fbe_error(ctx->diags, LOC(*loc), "%s", msg);
 }
 
+static int tracked_lex(FBE_YYSTYPE *val, FBE_YYLTYPE *loc, yyscan_t scanner, fbe_parse_ctx *ctx)
+{
+    int token = fbe_yylex(val, loc, scanner);
+    ctx->prev_end_line = ctx->end_line;
+    ctx->prev_end_col = ctx->end_col;
+    ctx->prev_body = ctx->body;
+    ctx->end_line = (uint32_t)loc->last_line;
+    ctx->end_col = (uint32_t)loc->last_column;
+    /* bodies do not nest: the keyword before a '{' says what the body holds */
+    switch (token) {
+    case TOK_STRUCT:
+    case TOK_MESSAGE: ctx->pending_body = FBE_BODY_FIELDS; break;
+    case TOK_ENUM: ctx->pending_body = FBE_BODY_ENUM; break;
+    case TOK_FLAGS: ctx->pending_body = FBE_BODY_FLAGS; break;
+    case '{': ctx->body = ctx->pending_body; break;
+    case '}': ctx->body = ctx->pending_body = FBE_BODY_NONE; break;
+    default: break;
+    }
+    return token;
+}
+
+/* A missing punctuation token is reported like gcc and clang do: "expected ';'
+ * after field" right after the previous token, where it has to be typed, rather
+ * than at the token that follows (often on the next line). True if reported:
+ * when it is the one token that fits (';' also when '=' would, as in an enum
+ * value) and a token came before. */
+static bool report_expected(fbe_parse_ctx *ctx, const yysymbol_kind_t *expected, int n)
+{
+    if (ctx->prev_end_line == 0 || n < 1 || n > 2)
+        return false;
+    const char *name = yysymbol_name(expected[0]);
+    if (n == 2) {
+        const char *other = yysymbol_name(expected[1]);
+        if (strcmp(name, "'='") == 0)
+            name = other;
+        else if (strcmp(other, "'='") != 0)
+            return false;
+        if (strcmp(name, "';'") != 0)
+            return false;
+    }
+    /* punctuation only: a missing name or literal belongs to the next token */
+    if (strlen(name) != 3 || name[0] != '\'' || isalnum((unsigned char)name[1]))
+        return false;
+    const char *after = "";
+    if (strcmp(name, "';'") == 0) {
+        switch (ctx->prev_body) {
+        case FBE_BODY_FIELDS: after = " after field"; break;
+        case FBE_BODY_ENUM: after = " after enum value"; break;
+        case FBE_BODY_FLAGS: after = " after flags value"; break;
+        default: break;
+        }
+    }
+    fbe_loc at = {ctx->source, ctx->prev_end_line, ctx->prev_end_col};
+    fbe_error(ctx->diags, at, "expected %s%s", name, after);
+    return true;
+}
+
 static bool is_name_keyword(yysymbol_kind_t sym)
 {
     switch (sym) {
@@ -974,6 +1046,8 @@ static int yyreport_syntax_error(const yypcontext_t *yyctx, yyscan_t scanner, fb
         names[count++] = yysymbol_name(expected[i]);
     }
 
+    if (count == n && report_expected(ctx, expected, n))
+        return 0;
     char msg[512];
     size_t len = 0;
     yysymbol_kind_t token = yypcontext_token(yyctx);

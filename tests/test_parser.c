@@ -773,13 +773,13 @@ static void test_error_fields(void **state)
 {
     (void)state;
     CHECK_ERRORS("package p\nstruct A { int32 x }\n",
-                 "t.fbe:2:20: error: syntax error, unexpected '}', expecting ';'\n");
+                 "t.fbe:2:19: error: expected ';' after field\n");
     CHECK_ERRORS("package p\nstruct A { [key] [hidden] int32 x; }\n",
                  "t.fbe:2:18: error: syntax error, unexpected '[hidden]'\n");
     CHECK_ERRORS("package p\nstruct A { int32?! x; }\n",
                  "t.fbe:2:18: error: syntax error, unexpected '!', expecting identifier or '[id]'\n");
     CHECK_ERRORS("package p\nstruct A { int32<int32?> x; }\n",
-                 "t.fbe:2:23: error: syntax error, unexpected '?', expecting '>'\n");
+                 "t.fbe:2:23: error: expected '>'\n");
     CHECK_ERRORS("package p\nstruct A { int32[][] x; }\n",
                  "t.fbe:2:19: error: syntax error, unexpected '[', expecting identifier or '[id]'\n");
     CHECK_ERRORS("package p\nstruct A { int32<int32>[] x; }\n",
@@ -791,7 +791,7 @@ static void test_error_fields(void **state)
     CHECK_ERRORS("package p\nstruct A { [ key ] int32 x; }\n",
                  "t.fbe:2:12: error: syntax error, unexpected '['\n");
     CHECK_ERRORS("package p\nstruct A { int32 x = 5 6; }\n",
-                 "t.fbe:2:24: error: syntax error, unexpected integer literal, expecting ';'\n");
+                 "t.fbe:2:23: error: expected ';' after field\n");
     CHECK_ERRORS("package p\nstruct A { int32 x = ; }\n",
                  "t.fbe:2:22: error: syntax error, unexpected ';'\n");
     CHECK_ERRORS("package p\nstruct A { int32 base; }\n",
@@ -810,26 +810,26 @@ static void test_error_declarations(void **state)
     CHECK_ERRORS("package p\nstruct A(+) {}\n",
                  "t.fbe:2:11: error: syntax error, unexpected ')', expecting integer literal\n");
     CHECK_ERRORS("package p\nstruct A(base) {}\n",
-                 "t.fbe:2:16: error: syntax error, unexpected '{', expecting ':'\n");
+                 "t.fbe:2:15: error: expected ':'\n");
     CHECK_ERRORS("package p\nstruct A : B(1) {}\n",
-                 "t.fbe:2:13: error: syntax error, unexpected '(', expecting '{'\n");
+                 "t.fbe:2:13: error: expected '{'\n");
     CHECK_ERRORS("package p\nenum E { a = 1 | b; }\n",
-                 "t.fbe:2:16: error: syntax error, unexpected '|', expecting ';'\n");
+                 "t.fbe:2:15: error: expected ';' after enum value\n");
     CHECK_ERRORS("package p\nenum E : byte { a = b | c; }\n",
-                 "t.fbe:2:23: error: syntax error, unexpected '|', expecting ';'\n");
+                 "t.fbe:2:22: error: expected ';' after enum value\n");
     CHECK_ERRORS("package p\nenum E { a = \"s\"; }\n",
                  "t.fbe:2:14: error: syntax error, unexpected string literal, "
                  "expecting identifier or integer literal or character literal\n");
     /* `flags F { a; }` parses; the resolver reports the missing value
      * (test_errors). */
     CHECK_ERRORS("package p\nflags F { a }\n",
-                 "t.fbe:2:13: error: syntax error, unexpected '}', expecting ';' or '='\n");
+                 "t.fbe:2:12: error: expected ';' after flags value\n");
     CHECK_ERRORS("package p\nflags F { a = 'c'; }\n",
                  "t.fbe:2:15: error: syntax error, unexpected character literal, "
                  "expecting identifier or integer literal\n");
     CHECK_ERRORS("package p\nflags F { a = 1; b = a | 0x4; c = 0x1 | a; }\n",
                  "t.fbe:2:26: error: syntax error, unexpected integer literal, expecting identifier\n"
-                 "t.fbe:2:39: error: syntax error, unexpected '|', expecting ';'\n");
+                 "t.fbe:2:38: error: expected ';' after flags value\n");
     CHECK_ERRORS("package p\n[deprecated] [request] message M {}\n",
                  "t.fbe:2:14: error: syntax error, unexpected '['\n");
     CHECK_ERRORS("package p\n[request] [reject(X)] [response(Y)] message M {}\n",
@@ -874,9 +874,37 @@ static void test_error_lexical(void **state)
                  "t.fbe:2:25: error: invalid character '\\x00'\n");
     CHECK_ERRORS("package p\nstruct A { int32 x = - 5; int32 y = 1-2; }\n",
                  "t.fbe:2:22: error: invalid character '-'\n"
-                 "t.fbe:2:38: error: syntax error, unexpected integer literal, expecting ';'\n");
+                 "t.fbe:2:38: error: expected ';' after field\n");
     CHECK_ERRORS("package p\nstruct A { int32 x = 1; } /",
                  "t.fbe:2:27: error: invalid character '/'\n");
+}
+
+/* A missing punctuation token is reported right after the previous token, where
+ * it must be typed (gcc and clang do the same), not at the next token. */
+static void test_error_expected_after_previous(void **state)
+{
+    (void)state;
+    /* the issue's case: the next field is on the next line */
+    CHECK_ERRORS("package p\n\n\n\nstruct A\n{\n    int32 x\n    int32 y;\n}\n",
+                 "t.fbe:7:12: error: expected ';' after field\n");
+    /* at the end of the file */
+    CHECK_ERRORS("package p\nstruct A { int32 x", "t.fbe:2:19: error: expected ';' after field\n");
+    /* after a default value, across a comment */
+    CHECK_ERRORS("package p\nstruct A { int32 x = 5 // five\n int32 y; }\n",
+                 "t.fbe:2:23: error: expected ';' after field\n");
+    CHECK_ERRORS("package p\nenum E\n{\n    a\n    b;\n}\n",
+                 "t.fbe:4:6: error: expected ';' after enum value\n");
+    CHECK_ERRORS("package p\nflags F\n{\n    a = 1\n    b = 2;\n}\n",
+                 "t.fbe:4:10: error: expected ';' after flags value\n");
+    CHECK_ERRORS("package p\nstruct A { string<int32 x; }\n", "t.fbe:2:24: error: expected '>'\n");
+    CHECK_ERRORS("package p\nstruct A { int32[3 x; }\n", "t.fbe:2:19: error: expected ']'\n");
+    CHECK_ERRORS("package p\nstruct A(1 { int32 x; }\n", "t.fbe:2:11: error: expected ')'\n");
+    CHECK_ERRORS("package p\n[request][response(A]\nmessage B {}\n",
+                 "t.fbe:2:21: error: expected ')'\n");
+    CHECK_ERRORS("package p\nstruct A\n    int32 x; }\n", "t.fbe:2:9: error: expected '{'\n");
+    /* a missing name or literal stays at the token found instead */
+    CHECK_ERRORS("package p offset\nstruct A {}\n",
+                 "t.fbe:2:1: error: syntax error, unexpected 'struct', expecting integer literal\n");
 }
 
 /* Independent mistakes in one file are all reported. */
@@ -893,31 +921,31 @@ static void test_error_recovery(void **state)
         "message D { uuid [id] = uuid4 }\n"
         "struct G { int32 ok; }\n";
     CHECK_ERRORS(text,
-                 "t.fbe:2:29: error: syntax error, unexpected identifier, expecting ';'\n"
+                 "t.fbe:2:28: error: expected ';' after field\n"
                  "t.fbe:3:12: error: syntax error, unexpected '{', expecting identifier\n"
-                 "t.fbe:4:12: error: syntax error, unexpected identifier, expecting ';' or '='\n"
-                 "t.fbe:5:17: error: syntax error, unexpected '|', expecting ';'\n"
+                 "t.fbe:4:11: error: expected ';' after enum value\n"
+                 "t.fbe:5:16: error: expected ';' after flags value\n"
                  "t.fbe:6:26: error: syntax error, unexpected '[hidden]'\n"
                  "t.fbe:6:46: error: syntax error, unexpected '!', expecting identifier or '[id]'\n"
-                 "t.fbe:7:31: error: syntax error, unexpected '}', expecting ';'\n");
+                 "t.fbe:7:30: error: expected ';' after field\n");
 
     /* Consecutive bad fields / values are each reported. */
     CHECK_ERRORS("package p\nstruct A { a; b; c; }\nenum E { a b; c d; e = f g; }\nflags F { a 1; b 2; }\n",
                  "t.fbe:2:13: error: syntax error, unexpected ';', expecting identifier or '[id]'\n"
                  "t.fbe:2:16: error: syntax error, unexpected ';', expecting identifier or '[id]'\n"
                  "t.fbe:2:19: error: syntax error, unexpected ';', expecting identifier or '[id]'\n"
-                 "t.fbe:3:12: error: syntax error, unexpected identifier, expecting ';' or '='\n"
-                 "t.fbe:3:17: error: syntax error, unexpected identifier, expecting ';' or '='\n"
-                 "t.fbe:3:26: error: syntax error, unexpected identifier, expecting ';'\n"
-                 "t.fbe:4:13: error: syntax error, unexpected integer literal, expecting ';' or '='\n"
-                 "t.fbe:4:18: error: syntax error, unexpected integer literal, expecting ';' or '='\n");
+                 "t.fbe:3:11: error: expected ';' after enum value\n"
+                 "t.fbe:3:16: error: expected ';' after enum value\n"
+                 "t.fbe:3:25: error: expected ';' after enum value\n"
+                 "t.fbe:4:12: error: expected ';' after flags value\n"
+                 "t.fbe:4:17: error: expected ';' after flags value\n");
 
     /* A lexical error followed by the fallout, then parsing goes on. */
     CHECK_ERRORS("package p\nstruct A { string s = \"abc; }\nstruct B { int32 x; }\n"
                  "struct C { int32 q }\n",
                  "t.fbe:2:23: error: missing terminating '\"' character\n"
                  "t.fbe:3:1: error: syntax error, unexpected 'struct'\n"
-                 "t.fbe:4:20: error: syntax error, unexpected '}', expecting ';'\n");
+                 "t.fbe:4:19: error: expected ';' after field\n");
 
     /* The declarations around the errors are still there. */
     parsed p;
@@ -1112,6 +1140,7 @@ int main(void)
         cmocka_unit_test(test_error_fields),
         cmocka_unit_test(test_error_declarations),
         cmocka_unit_test(test_error_lexical),
+        cmocka_unit_test(test_error_expected_after_previous),
         cmocka_unit_test(test_error_recovery),
         cmocka_unit_test(test_error_cap),
         cmocka_unit_test(test_random_bytes),
