@@ -76,13 +76,20 @@ static bool same_value(const fbe_ir_type *wt, const uint8_t *w, const fbe_ir_typ
         uint64_t b = read_int(r, rt->host_size, fbe_ir_kind_is_signed(rt->enum_type->base));
         if (a != b)
             return false;
-        /* the writer's name must mean the same number to the reader; a number
-         * without a name, or a name the reader lacks, is kept as a number */
-        const char *na = enum_name(wt->enum_type, a);
-        const fbe_ir_enum *re = rt->enum_type;
-        for (size_t i = 0; na && i < re->value_count; i++)
+        /* the writer's name must mean the same number to the reader. A name the
+         * reader lacks is kept as a number, unless the reader knows that number
+         * as another value the writer also has (a rename is kept) */
+        const fbe_ir_enum *we = wt->enum_type, *re = rt->enum_type;
+        const char *na = enum_name(we, a);
+        if (!na)
+            return true;
+        for (size_t i = 0; i < re->value_count; i++)
             if (strcmp(re->values[i].name, na) == 0)
                 return re->values[i].value == b;
+        const char *nb = enum_name(re, b);
+        for (size_t i = 0; nb && i < we->value_count; i++)
+            if (strcmp(we->values[i].name, nb) == 0)
+                return false;
         return true;
     }
     case FBE_IR_BOOL: return (*w != 0) == (*r != 0);
@@ -477,7 +484,9 @@ static void check_edit(const side *o, const side *n, const char *what, unsigned 
             bool broken = res.breaks & (d ? FBE_COMPAT_OLD_READER : FBE_COMPAT_NEW_READER);
             unsigned shown = 0;
             fbe_status st = FBE_OK;
-            for (unsigned k = 0; k < values; k++) {
+            /* a break may need a particular value: try harder before giving up */
+            unsigned tries = broken ? 48 : values;
+            for (unsigned k = 0; k < tries; k++) {
                 fbe_arena gen;
                 fbe_arena_init(&gen, NULL, NULL);
                 void *v = host_alloc(ws);
@@ -506,7 +515,7 @@ static void check_edit(const side *o, const side *n, const char *what, unsigned 
                                 "broke (status %s)\n",
                                 what, ns->name,
                                 d ? "new writer/old reader" : "old writer/new reader", shown,
-                                values, fbe_status_name(st));
+                                tries, fbe_status_name(st));
                 } else {
                     t->compatible_ok++;
                 }
