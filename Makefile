@@ -2,6 +2,7 @@
 #   make demo   install missing packages, build in build/, run the demo
 #   make test   same, then run every test, plainly and under ASan + UBSan
 #   make test-nollvm  the suite again in a build without LLVM (interpreter fallback)
+#   make test-tsan    the JIT tiers and threads under ThreadSanitizer
 #   make bench  build with Release flags (-O2) in build/release, run bench_all (fbe-c
 #               and its peers) and write docs/performance.md
 #   make fuzz   the libFuzzer targets (clang-19), FUZZ_SECONDS each (docs/fuzzing.md)
@@ -11,7 +12,7 @@ MAKEFLAGS += --no-print-directory
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build build-sanitize demo test test-nollvm bench fuzz fuzz-regress package clean
+.PHONY: all deps build build-sanitize demo test test-nollvm test-tsan bench fuzz fuzz-regress package clean
 
 all: build
 
@@ -48,6 +49,18 @@ test-nollvm: deps
 	@cmake --build $(BUILD)/nollvm -j $(JOBS)
 	@echo "== tests without LLVM =="
 	@ctest --test-dir $(BUILD)/nollvm --output-on-failure -j $(JOBS)
+
+# The JIT's tiers under ThreadSanitizer: codecs used from several threads while
+# background compilation installs native code (tests/test_jit_tiers.c) and
+# concurrent compilation (test_jit_lifecycle). CI runs it after `make test`.
+TSAN_TESTS ?= test_jit_tiers|test_jit_lifecycle
+test-tsan: deps
+	@cmake -S . -B $(BUILD)/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFBE_TSAN=ON \
+	  -DFBE_BUILD_PERF=OFF -DFBE_BUILD_EXAMPLES=OFF >/dev/null
+	@cmake --build $(BUILD)/tsan -j $(JOBS) --target test_jit_tiers test_jit_lifecycle
+	@echo "== tests under ThreadSanitizer =="
+	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp \
+	  ctest --test-dir $(BUILD)/tsan --output-on-failure -j $(JOBS) -R '$(TSAN_TESTS)'
 
 # bench_all: fbe-c and the peers of the reference README in one run, -O2 like the
 # reference figures; repeated, medians kept, then perf/report.py writes

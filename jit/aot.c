@@ -172,7 +172,7 @@ fbe_status fbe_aot_compile(const fbe_schema *schema, const fbe_aot_options *opts
     if (codec) {
         job.max_depth = fbe_codec_max_depth(codec);
         jit_module_hooks hooks = {before, after, &job};
-        built = jit_module_build(&jm, ctx, tm, codec, FBE_JIT_ALL_MODELS, o.opt_level, &hooks,
+        built = jit_module_build(&jm, ctx, tm, codec, JIT_ALL_UNITS, o.opt_level, &hooks,
                                  res.error, sizeof res.error);
         if (!built)
             st = FBE_UNSUPPORTED;

@@ -164,8 +164,12 @@ bool jit_cache_store(const char *dir, const jit_cache_key *key, const char *data
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return false;
     char *path = entry_path(dir, key, "");
-    char suffix[32];
-    snprintf(suffix, sizeof suffix, ".tmp.%ld", (long)getpid());
+    /* Unique per process and call: two threads may store the same unit (two
+     * codecs of one schema compiled at once). */
+    static unsigned long counter;
+    char suffix[48];
+    snprintf(suffix, sizeof suffix, ".tmp.%ld.%lu", (long)getpid(),
+             __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
     char *tmp = entry_path(dir, key, suffix);
     bool ok = path && tmp;
     int fd = ok ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666) : -1;

@@ -83,6 +83,8 @@ void jit_entry_name(const jit_emit *e, size_t index, fbe_model model, int op,
     if (e->export_names)
         snprintf(buf, JIT_ENTRY_NAME_MAX, "fbe_%s_%s_%s", e->codec->types[index].ir->c_name, m,
                  ops[op]);
+    else if (e->generation)
+        snprintf(buf, JIT_ENTRY_NAME_MAX, "fbe.r%u.%zu.%s.%s", e->generation, index, m, ops[op]);
     else
         snprintf(buf, JIT_ENTRY_NAME_MAX, "fbe.%zu.%s.%s", index, m, ops[op]);
 }

@@ -67,6 +67,9 @@ typedef struct jit_emit {
     LLVMValueRef (*host_ptr)(struct jit_emit *e, const void *p);
     /* Entry points get exported names (AOT objects), see jit_entry_name. */
     bool export_names;
+    /* In-process names carry it when > 0: a unit compiled again after its first
+     * object failed to link (the JIT keeps the failed symbols) gets new names. */
+    unsigned generation;
     /* The first entry point name LLVM had to rename (two structs with one
      * exported name); empty if none. */
     char name_clash[FBE_IR_MAX_SYMBOL + 32];
@@ -154,15 +157,17 @@ void jit_emit_dispose(jit_emit *e);
  * entry points for every struct; false on failure. */
 bool jit_emit_std_write(jit_emit *e);
 bool jit_emit_std_read(jit_emit *e);
-bool jit_emit_final(jit_emit *e);
+/* The final model's write side (size, serialize) and read side (verify,
+ * deserialize) are independent: a module can hold either or both. */
+bool jit_emit_final(jit_emit *e, bool write, bool read);
 
 /* Index of a struct in fns[] (by IR pointer). */
 size_t jit_struct_index(const jit_emit *e, const fbe_ir_struct *st);
 
 /* Symbol of an entry point. AOT objects (export_names) export
  * fbe_<c_name>_<std|final>_<op>, c_name being bounded (fbe_ir_symbol_name); an
- * in-process module names entry point i fbe.<i>.<model>.<op>, which no two
- * structs can share whatever their names. */
+ * in-process module names entry point i fbe.<i>.<model>.<op> (fbe.r<g>.<i>... in
+ * generation g > 0), which no two structs can share whatever their names. */
 enum { JIT_ENTRY_NAME_MAX = FBE_IR_MAX_SYMBOL + 32 };
 void jit_entry_name(const jit_emit *e, size_t index, fbe_model model, int op,
                     char buf[JIT_ENTRY_NAME_MAX]);

@@ -1406,7 +1406,7 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
 
 /* ============================== driver =========================================== */
 
-bool jit_emit_final(jit_emit *e)
+bool jit_emit_final(jit_emit *e, bool write, bool read)
 {
     fin F = {.e = e, .max_depth = fbe_codec_max_depth(e->codec)};
     F.decode_alloc = jit_decode_alloc_fn(e, &F.decode_alloc_t);
@@ -1421,12 +1421,20 @@ bool jit_emit_final(jit_emit *e)
     for (size_t i = 0; i < e->count; i++) {
         const fbe_ir_struct *st = e->codec->types[i].ir;
         jit_struct_fns *f = &e->fns[i];
-        LLVMTypeRef size_p[] = {e->ptr};
-        snprintf(name, sizeof name, "final_size.%s", st->c_name);
-        f->final_size = jit_declare(e, name, e->i64, size_p, 1, false);
-        LLVMTypeRef write_p[] = {e->ptr, e->ptr};
-        snprintf(name, sizeof name, "final_write.%s", st->c_name);
-        f->final_write = jit_declare(e, name, e->ptr, write_p, 2, false);
+        if (write) {
+            LLVMTypeRef size_p[] = {e->ptr};
+            snprintf(name, sizeof name, "final_size.%s", st->c_name);
+            f->final_size = jit_declare(e, name, e->i64, size_p, 1, false);
+            LLVMTypeRef write_p[] = {e->ptr, e->ptr};
+            snprintf(name, sizeof name, "final_write.%s", st->c_name);
+            f->final_write = jit_declare(e, name, e->ptr, write_p, 2, false);
+            LLVMTypeRef esize_p[] = {e->ptr, e->ptr};
+            jit_declare_entry(e, i, FBE_FINAL, JIT_SIZE, e->i64, esize_p, 2);
+            LLVMTypeRef ser_p[] = {e->ptr, e->ptr, e->ptr};
+            jit_declare_entry(e, i, FBE_FINAL, JIT_SERIALIZE, e->i32, ser_p, 3);
+        }
+        if (!read)
+            continue;
         LLVMTypeRef verify_p[] = {e->ptr, e->i64, e->ptr, e->i64, e->i64};
         snprintf(name, sizeof name, "final_verify.%s", st->c_name);
         f->final_verify = jit_declare(e, name, e->i64, verify_p, 5, false);
@@ -1442,10 +1450,6 @@ bool jit_emit_final(jit_emit *e)
             snprintf(name, sizeof name, "final_copy.%s", st->c_name);
             F.copy_fn[i] = jit_declare(e, name, e->void_t, copy_p, 2, false);
         }
-        LLVMTypeRef esize_p[] = {e->ptr, e->ptr};
-        jit_declare_entry(e, i, FBE_FINAL, JIT_SIZE, e->i64, esize_p, 2);
-        LLVMTypeRef ser_p[] = {e->ptr, e->ptr, e->ptr};
-        jit_declare_entry(e, i, FBE_FINAL, JIT_SERIALIZE, e->i32, ser_p, 3);
         LLVMTypeRef ver_p[] = {e->ptr, e->ptr, e->i64, e->ptr};
         jit_declare_entry(e, i, FBE_FINAL, JIT_VERIFY, e->i32, ver_p, 4);
         LLVMTypeRef des_p[] = {e->ptr, e->ptr, e->i64, e->ptr, e->ptr, e->ptr};
@@ -1454,16 +1458,20 @@ bool jit_emit_final(jit_emit *e)
     for (size_t i = 0; i < e->count; i++) {
         const fbe_ir_struct *st = e->codec->types[i].ir;
         jit_struct_fns *f = &e->fns[i];
-        define_size(&F, st, f);
-        define_write(&F, st, f);
+        if (write) {
+            define_size(&F, st, f);
+            define_write(&F, st, f);
+            define_entry_size(&F, st, f);
+            define_entry_serialize(&F, st, f);
+        }
+        if (!read)
+            continue;
         if (F.depth_fn[i])
             define_depth(&F, st, F.depth_fn[i]);
         if (F.copy_fn[i])
             define_copy(&F, st, F.copy_fn[i]);
         define_walk(&F, st, f, M_VERIFY);
         define_walk(&F, st, f, M_READ);
-        define_entry_size(&F, st, f);
-        define_entry_serialize(&F, st, f);
         define_entry_verify(&F, st, f);
         define_entry_deserialize(&F, st, f);
     }

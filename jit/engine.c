@@ -1,11 +1,18 @@
-/* fbe_jit_compile: build one LLVM module for a schema (module.c), optimize it for
- * the target CPU, hand it to an ORC LLJIT instance, and install the native entry
- * points in an interpreter codec (whatever is not compiled stays interpreted).
- * With a cache directory the module becomes a position-independent object that
- * is kept and reloaded by later compilations (cache.c). */
+/* fbe_jit_compile: an interpreter codec first, then native code unit by unit
+ * (module.h: standard/final x write/read). Each unit is lowered, optimized and
+ * compiled to a relocatable object (unit.c), loaded into the codec's ORC LLJIT
+ * and its entry points published atomically (fbe_codec_set_op). Eager mode does
+ * it all before returning, on several threads; background mode returns at once
+ * and lets detached threads do it, units already called first (docs/jit.md). */
+#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* on_exit */
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
@@ -14,17 +21,111 @@
 #include <llvm-c/TargetMachine.h>
 
 #include "cache.h"
-#include "emit.h"
+#include "codec_impl.h"
 #include "fbe/jit.h"
 #include "fbe/schema.h"
 #include "helpers.h"
 #include "interp/program.h"
 #include "module.h"
+#include "unit.h"
 
+enum { UNIT_OFF, UNIT_QUEUED, UNIT_RUNNING, UNIT_NATIVE, UNIT_FAILED };
+
+/* Shared by the codec and its compile threads; freed by the last of them. */
 typedef struct jit_state {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    unsigned refs;      /* the codec + detached background threads */
+    fbe_codec *codec;   /* NULL once the codec is freed */
+    bool cancel;
+    unsigned lowering;  /* threads reading the codec: fbe_codec_free waits for them */
     LLVMOrcLLJITRef jit;
+    jit_unit_options opts;
+    char *cpu, *features, *cache_dir; /* opts' strings, owned */
+    uint8_t state[JIT_UNIT_COUNT];
+    unsigned generation[JIT_UNIT_COUNT];
+    bool retried[JIT_UNIT_COUNT];
+    uint8_t called[JIT_UNIT_COUNT]; /* set by the trampolines (relaxed atomics) */
+    fbe_model_ops *interp;           /* [type * 2 + model]: the interpreter's entry points */
+    double started_ms;
     fbe_jit_stats stats;
+    bool all_cached;
 } jit_state;
+
+/* ---- process exit: no compile thread may run while LLVM's statics are destroyed -- */
+
+/* At exit, handlers run in the reverse order of their registration, and LLVM
+ * registers the destructor of each function-local static when it first uses it.
+ * The exit handler below stops the background threads at their next step and
+ * waits for them; to run before the destructors of the statics compilation
+ * uses, it is registered again after each step (a bounded number of times),
+ * once the thread's first compilation (jit_warm_up) has created them. A thread
+ * still in that first compilation at exit may already see its statics
+ * destroyed: then the process ends at once, with its exit status, after
+ * flushing stdio (glibc's on_exit gives the status). */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t live_changed = PTHREAD_COND_INITIALIZER;
+static unsigned live_threads, warming_threads, exit_registrations;
+static bool exiting;
+
+enum { MAX_EXIT_REGISTRATIONS = 64 };
+
+static void wait_for_threads(int status)
+{
+    pthread_mutex_lock(&live_lock);
+    if (exiting) { /* an earlier registration already waited */
+        pthread_mutex_unlock(&live_lock);
+        return;
+    }
+    exiting = true;
+    if (warming_threads) {
+        pthread_mutex_unlock(&live_lock);
+        fflush(NULL);
+        _exit(status);
+    }
+    while (live_threads)
+        pthread_cond_wait(&live_changed, &live_lock);
+    pthread_mutex_unlock(&live_lock);
+}
+
+#ifdef __GLIBC__
+static void exit_handler(int status, void *arg)
+{
+    (void)arg;
+    wait_for_threads(status);
+}
+#else
+static void exit_handler(void)
+{
+    wait_for_threads(1);
+}
+#endif
+
+/* live_lock held */
+static void register_exit_handler(void)
+{
+    if (exiting || exit_registrations >= MAX_EXIT_REGISTRATIONS)
+        return;
+    exit_registrations++;
+#ifdef __GLIBC__
+    on_exit(exit_handler, NULL);
+#else
+    atexit(exit_handler);
+#endif
+}
+
+/* Also re-registers the exit handler after a background thread's step. */
+static bool process_exiting(bool after_step)
+{
+    pthread_mutex_lock(&live_lock);
+    if (after_step)
+        register_exit_handler();
+    bool e = exiting;
+    pthread_mutex_unlock(&live_lock);
+    return e;
+}
+
+/* ---- state ------------------------------------------------------------------------- */
 
 bool fbe_jit_available(void)
 {
@@ -36,14 +137,70 @@ static bool failed(LLVMErrorRef err, const char *what)
     return jit_failed(err, what, NULL, 0);
 }
 
-static void destroy_jit(fbe_codec *codec)
+static void state_free(jit_state *s)
 {
-    jit_state *s = codec->backend_data;
-    if (s && s->jit)
+    if (s->jit)
         failed(LLVMOrcDisposeLLJIT(s->jit), "dispose");
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->changed);
+    free(s->cpu);
+    free(s->features);
+    free(s->cache_dir);
+    free(s->interp);
     free(s);
-    codec->backend_data = NULL;
 }
+
+/* Drops one reference (lock held; released here). */
+static void state_release(jit_state *s)
+{
+    bool last = --s->refs == 0;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->lock);
+    if (last)
+        state_free(s);
+}
+
+static char *dup_or_null(const char *p, bool *ok)
+{
+    if (!p)
+        return NULL;
+    char *d = strdup(p);
+    if (!d)
+        *ok = false;
+    return d;
+}
+
+static jit_state *state_new(fbe_codec *codec, const fbe_jit_options *o)
+{
+    jit_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    bool ok = true;
+    s->cpu = dup_or_null(o->cpu, &ok);
+    s->features = dup_or_null(o->features, &ok);
+    s->cache_dir = dup_or_null(o->cache_dir, &ok);
+    s->interp = calloc(codec->type_count * 2 + 1, sizeof *s->interp);
+    if (!ok || !s->interp || pthread_mutex_init(&s->lock, NULL) != 0) {
+        free(s->cpu);
+        free(s->features);
+        free(s->cache_dir);
+        free(s->interp);
+        free(s);
+        return NULL;
+    }
+    pthread_cond_init(&s->changed, NULL);
+    s->refs = 1;
+    s->codec = codec;
+    s->opts = (jit_unit_options){s->cpu, s->features, o->opt_level, s->cache_dir, 0};
+    unsigned units = jit_units_of(o->models, o->parts);
+    for (int u = 0; u < JIT_UNIT_COUNT; u++)
+        s->state[u] = units & JIT_UNIT(u) ? UNIT_QUEUED : UNIT_OFF;
+    s->all_cached = s->cache_dir != NULL;
+    s->stats.mode = o->mode;
+    return s;
+}
+
+/* ---- the LLJIT and installation ------------------------------------------------------ */
 
 static bool define_helpers(LLVMOrcLLJITRef jit)
 {
@@ -63,246 +220,440 @@ static bool define_helpers(LLVMOrcLLJITRef jit)
     return !failed(LLVMOrcJITDylibDefine(LLVMOrcLLJITGetMainJITDylib(jit), mu), "helpers");
 }
 
-/* An LLJIT for exactly the CPU and features of tm (which it takes), with the
- * runtime helpers defined. */
-static bool create_jit(jit_state *state, LLVMTargetMachineRef tm)
+/* An LLJIT for exactly the CPU and features of the units, with the runtime
+ * helpers (and, for cached objects, the IR's symbols) defined. Lock held. */
+static bool create_jit(jit_state *s)
 {
-    LLVMOrcJITTargetMachineBuilderRef jtmb = LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm);
-    LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
-    LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder, jtmb);
-    if (failed(LLVMOrcCreateLLJIT(&state->jit, builder), "create")) {
-        state->jit = NULL;
-        return false;
-    }
-    return define_helpers(state->jit);
-}
-
-/* Looks every entry point of e up, then installs them all (or none). Returns
- * the number installed, or -1. */
-static long install_entries(fbe_codec *codec, jit_state *state, const jit_emit *e)
-{
-    size_t n = codec->type_count;
-    fbe_model_ops *native = calloc(n * 2 + 1, sizeof *native);
-    bool ok = native != NULL;
-    long functions = 0;
-    for (size_t i = 0; ok && i < n; i++) {
-        for (int m = 0; m < 2 && ok; m++) {
-            void **slots = (void **)&native[i * 2 + (size_t)m];
-            for (int op = 0; op < 4 && ok; op++) {
-                if (!e->fns[i].entry[m][op])
-                    continue;
-                char name[JIT_ENTRY_NAME_MAX];
-                jit_entry_name(e, i, (fbe_model)m, op, name);
-                LLVMOrcExecutorAddress addr = 0;
-                ok = !failed(LLVMOrcLLJITLookup(state->jit, &addr, name), name) && addr;
-                slots[op] = (void *)(uintptr_t)addr;
-                functions++;
-            }
-        }
-    }
-    if (ok) {
-        for (size_t i = 0; i < n; i++) {
-            for (int m = 0; m < 2; m++) {
-                fbe_model_ops *ops = &codec->types[i].ops[m];
-                const fbe_model_ops *nat = &native[i * 2 + (size_t)m];
-                if (nat->size)
-                    ops->size = nat->size;
-                if (nat->serialize)
-                    ops->serialize = nat->serialize;
-                if (nat->verify)
-                    ops->verify = nat->verify;
-                if (nat->deserialize)
-                    ops->deserialize = nat->deserialize;
-            }
-        }
-        ok = fbe_codec_guard_depth(codec);
-    }
-    free(native);
-    return ok ? functions : -1;
-}
-
-/* Lowers, optimizes and loads the module; on success installs the entry points. */
-static bool compile_direct(fbe_codec *codec, const fbe_jit_options *opts, jit_state *state)
-{
-    double t0 = jit_now_ms();
-    jit_target target = {
-        .cpu = opts ? opts->cpu : NULL,
-        .features = opts ? opts->features : NULL,
-        .opt_level = opts ? opts->opt_level : 0,
-    };
+    jit_target target = {.cpu = s->cpu, .features = s->features, .opt_level = s->opts.opt_level};
     LLVMTargetMachineRef tm = jit_target_machine(&target, NULL, NULL, NULL, NULL, 0);
     if (!tm)
         return false;
-    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
-    LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
-    jit_module jm;
-    if (!jit_module_build(&jm, ctx, tm, codec, opts ? opts->models : 0, target.opt_level, NULL,
-                          NULL, 0)) {
-        LLVMOrcDisposeThreadSafeContext(tsc);
-        LLVMDisposeTargetMachine(tm);
+    LLVMOrcJITTargetMachineBuilderRef jtmb = LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm);
+    LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
+    LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder, jtmb);
+    if (failed(LLVMOrcCreateLLJIT(&s->jit, builder), "create")) {
+        s->jit = NULL;
         return false;
     }
-    double t2 = jit_now_ms();
-    LLVMModuleRef mod = jm.mod;
-    if (!create_jit(state, tm)) {
-        jit_module_dispose(&jm);
-        LLVMDisposeModule(mod);
-        LLVMOrcDisposeThreadSafeContext(tsc);
-        return false;
-    }
-    LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(mod, tsc);
-    LLVMOrcDisposeThreadSafeContext(tsc);
-    bool ok = !failed(LLVMOrcLLJITAddLLVMIRModule(state->jit, LLVMOrcLLJITGetMainJITDylib(state->jit),
-                                                  tsm),
-                      "add module");
-    long functions = ok ? install_entries(codec, state, &jm.e) : -1;
-    jit_module_dispose(&jm);
-    double t3 = jit_now_ms();
-    state->stats = (fbe_jit_stats){t2 - t0 - jm.optimize_ms, jm.optimize_ms, t3 - t2,
-                                   functions < 0 ? 0 : (size_t)functions, false};
-    return functions >= 0;
+    if (define_helpers(s->jit) && (!s->cache_dir || jit_cache_define_ir(s->jit, s->codec)))
+        return true;
+    failed(LLVMOrcDisposeLLJIT(s->jit), "dispose");
+    s->jit = NULL;
+    return false;
 }
 
-static bool install_symbolic_ir(jit_emit *e, void *ctx, char *err, size_t size)
+/* Loads the unit's object and publishes its entry points (all or none). Lock
+ * held, codec alive. */
+static bool install_unit(jit_state *s, jit_unit *u)
 {
-    (void)ctx;
-    (void)err;
-    (void)size;
-    e->host_ptr = jit_cache_host_ptr;
+    if (!s->jit && !create_jit(s))
+        return false;
+    LLVMMemoryBufferRef obj = u->obj;
+    u->obj = NULL; /* the JIT owns it from here, even on failure */
+    if (failed(LLVMOrcLLJITAddObjectFile(s->jit, LLVMOrcLLJITGetMainJITDylib(s->jit), obj),
+               "add object"))
+        return false;
+    LLVMOrcExecutorAddress *addr = calloc(u->entry_count + 1, sizeof *addr);
+    bool ok = addr != NULL;
+    for (size_t k = 0; ok && k < u->entry_count; k++) {
+        char name[JIT_ENTRY_NAME_MAX];
+        jit_unit_entry_name(u, u->entries[k], name);
+        ok = !failed(LLVMOrcLLJITLookup(s->jit, &addr[k], name), name) && addr[k];
+    }
+    for (size_t k = 0; ok && k < u->entry_count; k++) {
+        jit_entry_ref r = u->entries[k];
+        fbe_codec_set_op(s->codec, r / 8, (fbe_model)(r / 4 % 2), (int)(r % 4),
+                         (fbe_entry_fn)(uintptr_t)addr[k]);
+    }
+    free(addr);
+    return ok;
+}
+
+/* ---- the compile loop ---------------------------------------------------------------- */
+
+static bool nothing_pending(const jit_state *s)
+{
+    for (int u = 0; u < JIT_UNIT_COUNT; u++)
+        if (s->state[u] == UNIT_QUEUED || s->state[u] == UNIT_RUNNING)
+            return false;
     return true;
 }
 
-/* With opts->cache_dir: the module refers to the IR by symbol (cache.h) and is
- * compiled to a position-independent object, which is what gets loaded, whether
- * just generated or found in the cache. 1: done, 0: failed, -1: a cached object
- * could not be loaded (it was removed; compile again). */
-static int compile_cached(fbe_codec *codec, const fbe_jit_options *opts, jit_state *state,
-                          bool use_cached)
+/* The next unit: one already called first, else the first queued. -1: none. */
+static int pick_unit(jit_state *s)
 {
-    double t0 = jit_now_ms();
-    jit_target target = {
-        .cpu = opts->cpu,
-        .features = opts->features,
-        .opt_level = opts->opt_level,
-        .object = true,
-    };
-    char *triple = NULL, *cpu = NULL, *features = NULL;
-    LLVMTargetMachineRef tm = jit_target_machine(&target, &triple, &cpu, &features, NULL, 0);
-    if (!tm)
-        return 0;
-    LLVMContextRef ctx = LLVMContextCreate();
-    jit_module jm;
-    jit_module_hooks hooks = {.before = install_symbolic_ir};
-    bool ok = jit_module_lower(&jm, ctx, tm, codec, opts->models, &hooks, NULL, 0);
-    jit_cache_key key;
-    if (ok)
-        jit_cache_key_of(jm.mod, triple, cpu, features, opts->opt_level, &key);
-    LLVMDisposeMessage(triple);
-    LLVMDisposeMessage(cpu);
-    LLVMDisposeMessage(features);
-    double t1 = jit_now_ms();
-    LLVMMemoryBufferRef obj = ok && use_cached ? jit_cache_load(opts->cache_dir, &key) : NULL;
-    bool hit = obj != NULL;
-    double optimize_ms = 0;
-    if (ok && !hit) {
-        ok = jit_module_optimize(&jm, tm, opts->opt_level, NULL, 0);
-        optimize_ms = ok ? jm.optimize_ms : 0;
-        char *msg = NULL;
-        if (ok && LLVMTargetMachineEmitToMemoryBuffer(tm, jm.mod, LLVMObjectFile, &msg, &obj)) {
-            if (getenv("FBE_JIT_DEBUG"))
-                fprintf(stderr, "fbe-c JIT: codegen: %s\n", msg ? msg : "");
-            obj = NULL;
-            ok = false;
-        }
-        if (msg)
-            LLVMDisposeMessage(msg);
-        if (ok && !jit_cache_store(opts->cache_dir, &key, LLVMGetBufferStart(obj),
-                                   LLVMGetBufferSize(obj)) &&
-            getenv("FBE_JIT_DEBUG"))
-            fprintf(stderr, "fbe-c JIT: cannot write the cache in %s\n", opts->cache_dir);
+    int first = -1;
+    for (int u = 0; u < JIT_UNIT_COUNT; u++) {
+        if (s->state[u] != UNIT_QUEUED)
+            continue;
+        if (__atomic_load_n(&s->called[u], __ATOMIC_RELAXED))
+            return u;
+        if (first < 0)
+            first = u;
     }
-    if (!ok) {
-        if (jm.mod) { /* lowered and optimized, code generation failed */
-            jit_module_dispose(&jm);
-            LLVMDisposeModule(jm.mod);
-        }
-        LLVMContextDispose(ctx);
-        LLVMDisposeTargetMachine(tm);
-        return 0;
-    }
-    LLVMDisposeModule(jm.mod); /* only e.fns (entry names) is used from here on */
-    jm.mod = NULL;
-    ok = create_jit(state, tm) && jit_cache_define_ir(state->jit, codec);
-    if (ok)
-        ok = !failed(LLVMOrcLLJITAddObjectFile(state->jit, LLVMOrcLLJITGetMainJITDylib(state->jit), obj),
-                     "add object");
-    else
-        LLVMDisposeMemoryBuffer(obj);
-    long functions = ok ? install_entries(codec, state, &jm.e) : -1;
-    jit_module_dispose(&jm);
-    LLVMContextDispose(ctx);
-    if (functions < 0) {
-        if (state->jit)
-            failed(LLVMOrcDisposeLLJIT(state->jit), "dispose");
-        state->jit = NULL;
-        if (hit) {
-            jit_cache_remove(opts->cache_dir, &key);
-            return -1;
-        }
-        return 0;
-    }
-    state->stats = (fbe_jit_stats){t1 - t0, optimize_ms, jit_now_ms() - t1 - optimize_ms,
-                                   (size_t)functions, hit};
-    return 1;
+    return first;
 }
 
-static bool compile_into(fbe_codec *codec, const fbe_jit_options *opts, jit_state *state)
+/* Records the outcome of unit `u` (lock held). */
+static void unit_done(jit_state *s, int u, const jit_unit *unit, bool ok)
 {
-    jit_init_native();
-    if (!opts || !opts->cache_dir)
-        return compile_direct(codec, opts, state);
-    int r = compile_cached(codec, opts, state, true);
-    if (r < 0)
-        r = compile_cached(codec, opts, state, false);
-    return r > 0;
+    s->state[u] = ok ? UNIT_NATIVE : UNIT_FAILED;
+    if (unit) {
+        s->stats.lower_ms += unit->lower_ms;
+        s->stats.optimize_ms += unit->optimize_ms;
+        s->stats.codegen_ms += unit->codegen_ms;
+    }
+    if (ok) {
+        s->stats.functions += unit->entry_count;
+        s->stats.code_bytes += unit->code_bytes;
+        s->all_cached = s->all_cached && unit->cached;
+    }
+    if (nothing_pending(s) && s->stats.ready_ms == 0)
+        s->stats.ready_ms = jit_now_ms() - s->started_ms;
+    pthread_cond_broadcast(&s->changed);
+}
+
+/* Compiles queued units until none is left or the codec is gone. Called and
+ * returns with the lock held. */
+static void compile_units(jit_state *s, bool background)
+{
+    for (;;) {
+        int u = s->cancel || process_exiting(background) ? -1 : pick_unit(s);
+        if (u < 0)
+            return;
+        s->state[u] = UNIT_RUNNING;
+        jit_unit_options o = s->opts;
+        o.generation = s->generation[u];
+        if (s->retried[u])
+            o.cache_dir = NULL;
+        s->lowering++;
+        const fbe_codec *codec = s->codec;
+        pthread_mutex_unlock(&s->lock);
+        jit_unit *unit = jit_unit_lower(codec, u, &o);
+        pthread_mutex_lock(&s->lock);
+        s->lowering--;
+        pthread_cond_broadcast(&s->changed);
+        pthread_mutex_unlock(&s->lock);
+        bool ok = unit && jit_unit_finish(unit);
+        pthread_mutex_lock(&s->lock);
+        if (s->cancel) {
+            s->state[u] = UNIT_FAILED;
+            pthread_mutex_unlock(&s->lock);
+            jit_unit_free(unit);
+            pthread_mutex_lock(&s->lock);
+            continue;
+        }
+        ok = ok && install_unit(s, unit);
+        if (!ok && unit && unit->cached && !s->retried[u]) {
+            /* A cached object that does not load: drop it, compile the unit again
+             * under new names (the JIT keeps the failed ones). */
+            jit_cache_remove(s->cache_dir, &unit->key);
+            s->retried[u] = true;
+            s->generation[u]++;
+            s->state[u] = UNIT_QUEUED;
+        } else {
+            unit_done(s, u, unit, ok);
+        }
+        pthread_mutex_unlock(&s->lock);
+        jit_unit_free(unit);
+        pthread_mutex_lock(&s->lock);
+    }
+}
+
+static void *eager_thread(void *arg)
+{
+    jit_state *s = arg;
+    pthread_mutex_lock(&s->lock);
+    compile_units(s, false);
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+static void *background_thread(void *arg)
+{
+    jit_state *s = arg;
+    pthread_mutex_lock(&live_lock);
+    warming_threads++;
+    pthread_mutex_unlock(&live_lock);
+    jit_warm_up();
+    pthread_mutex_lock(&live_lock);
+    warming_threads--;
+    pthread_mutex_unlock(&live_lock);
+    pthread_mutex_lock(&s->lock);
+    compile_units(s, true);
+    state_release(s);
+    pthread_mutex_lock(&live_lock);
+    live_threads--;
+    pthread_cond_broadcast(&live_changed);
+    pthread_mutex_unlock(&live_lock);
+    return NULL;
+}
+
+static unsigned default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 4 ? 4 : (unsigned)n;
+}
+
+static unsigned queued_units(const jit_state *s)
+{
+    unsigned n = 0;
+    for (int u = 0; u < JIT_UNIT_COUNT; u++)
+        n += s->state[u] == UNIT_QUEUED;
+    return n;
+}
+
+/* Everything native before returning; false if any unit failed. */
+static bool compile_eager(jit_state *s, unsigned threads)
+{
+    unsigned units = queued_units(s);
+    if (threads > units)
+        threads = units ? units : 1;
+    s->stats.threads = threads;
+    pthread_t tid[4];
+    unsigned started = 0;
+    for (unsigned t = 1; t < threads && t < 4; t++)
+        if (pthread_create(&tid[started], NULL, eager_thread, s) == 0)
+            started++;
+    pthread_mutex_lock(&s->lock);
+    compile_units(s, false);
+    pthread_mutex_unlock(&s->lock);
+    for (unsigned t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    for (int u = 0; u < JIT_UNIT_COUNT; u++)
+        if (s->state[u] == UNIT_FAILED)
+            return false;
+    return true;
+}
+
+/* ---- trampolines: the interpreter's entry points, noting which unit is wanted --- */
+
+static const fbe_model_ops *noted(const fbe_type *t, fbe_model m, int op)
+{
+    jit_state *s = t->codec->backend_data;
+    uint8_t *flag = &s->called[jit_unit_of(m, op)];
+    if (!__atomic_load_n(flag, __ATOMIC_RELAXED))
+        __atomic_store_n(flag, 1, __ATOMIC_RELAXED);
+    return &s->interp[(size_t)(t - t->codec->types) * 2 + m];
+}
+
+#define TRAMPOLINES(M, m)                                                                     \
+    static size_t tramp_##m##_size(const fbe_type *t, const void *v)                         \
+    {                                                                                         \
+        return noted(t, M, JIT_SIZE)->size(t, v);                                             \
+    }                                                                                         \
+    static fbe_status tramp_##m##_serialize(const fbe_type *t, const void *v, fbe_buffer *o) \
+    {                                                                                         \
+        return noted(t, M, JIT_SERIALIZE)->serialize(t, v, o);                                \
+    }                                                                                         \
+    static fbe_status tramp_##m##_verify(const fbe_type *t, const uint8_t *d, size_t n,      \
+                                         fbe_verify_info *i)                                  \
+    {                                                                                         \
+        return noted(t, M, JIT_VERIFY)->verify(t, d, n, i);                                   \
+    }                                                                                         \
+    static fbe_status tramp_##m##_deserialize(const fbe_type *t, const uint8_t *d, size_t n, \
+                                              void *v, const fbe_decode_options *o,          \
+                                              size_t *c)                                      \
+    {                                                                                         \
+        return noted(t, M, JIT_DESERIALIZE)->deserialize(t, d, n, v, o, c);                   \
+    }
+
+TRAMPOLINES(FBE_STANDARD, std)
+TRAMPOLINES(FBE_FINAL, final)
+
+static const fbe_model_ops trampolines[2] = {
+    {tramp_std_size, tramp_std_serialize, tramp_std_verify, tramp_std_deserialize},
+    {tramp_final_size, tramp_final_serialize, tramp_final_verify, tramp_final_deserialize},
+};
+
+/* Remembers the interpreter's entry points; with `trampolines` routes the
+ * queued units' calls through them. */
+static void save_interp(jit_state *s, bool with_trampolines)
+{
+    fbe_codec *c = s->codec;
+    for (size_t i = 0; i < c->type_count; i++) {
+        for (int m = 0; m < 2; m++) {
+            fbe_model_ops *ops = &s->interp[i * 2 + (size_t)m];
+            ops->size = (fbe_size_fn)fbe_codec_get_op(c, i, (fbe_model)m, JIT_SIZE);
+            ops->serialize = (fbe_serialize_fn)fbe_codec_get_op(c, i, (fbe_model)m, JIT_SERIALIZE);
+            ops->verify = (fbe_verify_fn)fbe_codec_get_op(c, i, (fbe_model)m, JIT_VERIFY);
+            ops->deserialize = (fbe_deserialize_fn)fbe_codec_get_op(c, i, (fbe_model)m, JIT_DESERIALIZE);
+            if (!with_trampolines)
+                continue;
+            const fbe_model_ops *t = &trampolines[m];
+            for (int op = 0; op < 4; op++) {
+                if (s->state[jit_unit_of((fbe_model)m, op)] != UNIT_QUEUED)
+                    continue;
+                fbe_entry_fn fn = op == JIT_SIZE        ? (fbe_entry_fn)t->size
+                                  : op == JIT_SERIALIZE ? (fbe_entry_fn)t->serialize
+                                  : op == JIT_VERIFY    ? (fbe_entry_fn)t->verify
+                                                        : (fbe_entry_fn)t->deserialize;
+                fbe_codec_set_op(c, i, (fbe_model)m, op, fn);
+            }
+        }
+    }
+}
+
+/* ---- the public interface ------------------------------------------------------------ */
+
+static void destroy_jit(fbe_codec *codec)
+{
+    jit_state *s = codec->backend_data;
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->lock);
+    s->cancel = true;
+    while (s->lowering)
+        pthread_cond_wait(&s->changed, &s->lock);
+    s->codec = NULL;
+    /* Units still in LLVM finish on their thread, which then finds the codec
+     * gone; nothing calls into the JIT's code once the codec is freed. */
+    LLVMOrcLLJITRef jit = s->jit;
+    s->jit = NULL;
+    state_release(s);
+    if (jit)
+        failed(LLVMOrcDisposeLLJIT(jit), "dispose");
+    codec->backend_data = NULL;
+}
+
+static bool start_background(jit_state *s, unsigned threads)
+{
+    pthread_mutex_lock(&live_lock);
+    register_exit_handler();
+    pthread_mutex_unlock(&live_lock);
+    if (threads > queued_units(s))
+        threads = queued_units(s);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    unsigned started = 0;
+    for (unsigned t = 0; t < threads; t++) {
+        pthread_mutex_lock(&s->lock);
+        s->refs++;
+        pthread_mutex_unlock(&s->lock);
+        pthread_mutex_lock(&live_lock);
+        live_threads++;
+        pthread_mutex_unlock(&live_lock);
+        pthread_t tid;
+        if (pthread_create(&tid, &attr, background_thread, s) != 0) {
+            pthread_mutex_lock(&s->lock);
+            s->refs--;
+            pthread_mutex_unlock(&s->lock);
+            pthread_mutex_lock(&live_lock);
+            live_threads--;
+            pthread_mutex_unlock(&live_lock);
+            break;
+        }
+        started++;
+    }
+    pthread_attr_destroy(&attr);
+    pthread_mutex_lock(&s->lock);
+    s->stats.threads = started;
+    pthread_mutex_unlock(&s->lock);
+    return started > 0 || threads == 0;
 }
 
 fbe_codec *fbe_jit_compile(const fbe_schema *schema, const fbe_jit_options *opts,
                            fbe_status *status)
 {
-    fbe_codec_options copts = {.max_depth = opts ? opts->max_depth : 0};
+    double t0 = jit_now_ms();
+    fbe_jit_options o = opts ? *opts : (fbe_jit_options){0};
+    if (o.require_native)
+        o.mode = FBE_JIT_EAGER;
+    fbe_codec_options copts = {.max_depth = o.max_depth};
     fbe_codec *codec = fbe_interp_create(schema, &copts, status);
     if (!codec)
         return NULL;
-    jit_state *state = calloc(1, sizeof *state);
-    if (!state) {
+    jit_init_native();
+    jit_state *s = state_new(codec, &o);
+    if (!s) {
         fbe_codec_free(codec);
         if (status)
             *status = FBE_NOMEM;
         return NULL;
     }
-    codec->backend_data = state;
+    s->started_ms = t0;
+    codec->backend_data = s;
     codec->destroy_backend = destroy_jit;
-    if (!compile_into(codec, opts, state)) {
+    bool background = o.mode != FBE_JIT_EAGER;
+    save_interp(s, background);
+    bool ok = background ? start_background(s, o.threads ? o.threads : 1)
+                         : compile_eager(s, o.threads ? o.threads : default_threads());
+    if (!ok && !background) {
         fbe_codec_free(codec);
-        if (opts && opts->require_native) {
+        if (o.require_native) {
             if (status)
                 *status = FBE_UNSUPPORTED;
             return NULL;
         }
-        /* Fallback: a fresh interpreter codec (the failed one may have been
-         * partly patched). */
+        /* Fallback: a fresh interpreter codec (the failed one may be partly
+         * native). */
         return fbe_interp_create(schema, &copts, status);
     }
+    if (!ok) { /* no thread: the codec stays interpreted, correct and slower */
+        pthread_mutex_lock(&s->lock);
+        for (int u = 0; u < JIT_UNIT_COUNT; u++)
+            if (s->state[u] == UNIT_QUEUED)
+                s->state[u] = UNIT_FAILED;
+        pthread_mutex_unlock(&s->lock);
+    }
     codec->backend = FBE_BACKEND_JIT;
+    pthread_mutex_lock(&s->lock);
+    s->stats.return_ms = jit_now_ms() - t0;
+    if (!background && s->stats.ready_ms == 0)
+        s->stats.ready_ms = s->stats.return_ms;
+    pthread_mutex_unlock(&s->lock);
     if (status)
         *status = FBE_OK;
     return codec;
+}
+
+static size_t entries_in(const jit_state *s, int state)
+{
+    size_t n = 0;
+    for (int u = 0; u < JIT_UNIT_COUNT; u++)
+        if (s->state[u] == state || (state == UNIT_QUEUED && s->state[u] == UNIT_RUNNING))
+            n += s->codec ? s->codec->type_count * 2 : 0;
+    return n;
 }
 
 fbe_jit_stats fbe_jit_codec_stats(const fbe_codec *codec)
 {
     if (codec->backend != FBE_BACKEND_JIT || !codec->backend_data)
         return (fbe_jit_stats){0};
-    return ((const jit_state *)codec->backend_data)->stats;
+    jit_state *s = codec->backend_data;
+    pthread_mutex_lock(&s->lock);
+    fbe_jit_stats st = s->stats;
+    st.pending = entries_in(s, UNIT_QUEUED);
+    st.failed = entries_in(s, UNIT_FAILED);
+    st.cached = s->all_cached && st.functions > 0 && st.pending == 0 && st.failed == 0;
+    pthread_mutex_unlock(&s->lock);
+    return st;
+}
+
+bool fbe_jit_wait(const fbe_codec *codec, long timeout_ms)
+{
+    if (!codec || codec->backend != FBE_BACKEND_JIT || !codec->backend_data)
+        return true;
+    jit_state *s = codec->backend_data;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    if (timeout_ms > 0) {
+        until.tv_sec += timeout_ms / 1000;
+        until.tv_nsec += (timeout_ms % 1000) * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+    }
+    pthread_mutex_lock(&s->lock);
+    while (!nothing_pending(s) && timeout_ms != 0) {
+        if (timeout_ms < 0)
+            pthread_cond_wait(&s->changed, &s->lock);
+        else if (pthread_cond_timedwait(&s->changed, &s->lock, &until) == ETIMEDOUT)
+            break;
+    }
+    bool done = nothing_pending(s);
+    pthread_mutex_unlock(&s->lock);
+    return done;
 }

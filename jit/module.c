@@ -65,6 +65,75 @@ void jit_init_native(void)
     pthread_once(&native_once, init_native);
 }
 
+static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
+
+/* A loop, a call, loads and stores, a switch: the shapes the codec's code has. */
+static void warm_up(void)
+{
+    jit_init_native();
+    jit_target target = {.object = true};
+    LLVMTargetMachineRef tm = jit_target_machine(&target, NULL, NULL, NULL, NULL, 0);
+    if (!tm)
+        return;
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("fbe.warm", ctx);
+    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+    LLVMSetModuleDataLayout(mod, dl);
+    LLVMDisposeTargetData(dl);
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx), ptr = LLVMPointerTypeInContext(ctx, 0);
+    LLVMTypeRef params[] = {ptr, ptr, i64};
+    LLVMTypeRef fty = LLVMFunctionType(i64, params, 3, false);
+    LLVMValueRef ext = LLVMAddFunction(mod, "fbe_warm_ext", fty);
+    LLVMValueRef fn = LLVMAddFunction(mod, "fbe_warm", fty);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(ctx, fn, "entry");
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(ctx, fn, "loop");
+    LLVMBasicBlockRef odd = LLVMAppendBasicBlockInContext(ctx, fn, "odd");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(ctx, fn, "done");
+    LLVMPositionBuilderAtEnd(b, entry);
+    LLVMBuildBr(b, loop);
+    LLVMPositionBuilderAtEnd(b, loop);
+    LLVMValueRef i = LLVMBuildPhi(b, i64, "i");
+    LLVMValueRef src = LLVMBuildGEP2(b, LLVMInt8TypeInContext(ctx), LLVMGetParam(fn, 0), &i, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(b, i64, src, "");
+    LLVMValueRef dst = LLVMBuildGEP2(b, LLVMInt8TypeInContext(ctx), LLVMGetParam(fn, 1), &i, 1, "");
+    LLVMBuildStore(b, v, dst);
+    LLVMValueRef next = LLVMBuildAdd(b, i, LLVMConstInt(i64, 8, false), "");
+    LLVMValueRef sw = LLVMBuildSwitch(b, LLVMBuildAnd(b, v, LLVMConstInt(i64, 3, false), ""), odd, 2);
+    LLVMAddCase(sw, LLVMConstInt(i64, 0, false), done);
+    LLVMAddCase(sw, LLVMConstInt(i64, 1, false), loop);
+    LLVMPositionBuilderAtEnd(b, odd);
+    LLVMValueRef args[] = {LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), next};
+    LLVMValueRef r = LLVMBuildCall2(b, fty, ext, args, 3, "");
+    LLVMValueRef more = LLVMBuildICmp(b, LLVMIntULT, r, LLVMGetParam(fn, 2), "");
+    LLVMBuildCondBr(b, more, loop, done);
+    LLVMValueRef in_vals[] = {LLVMConstInt(i64, 0, false), next, r};
+    LLVMBasicBlockRef in_bbs[] = {entry, loop, odd};
+    LLVMAddIncoming(i, in_vals, in_bbs, 3);
+    LLVMPositionBuilderAtEnd(b, done);
+    LLVMBuildRet(b, next);
+    LLVMDisposeBuilder(b);
+    LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef err = LLVMRunPasses(mod, "default<O2>", tm, pbo);
+    if (err)
+        LLVMConsumeError(err);
+    LLVMDisposePassBuilderOptions(pbo);
+    char *msg = NULL;
+    LLVMMemoryBufferRef obj = NULL;
+    if (!LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMObjectFile, &msg, &obj))
+        LLVMDisposeMemoryBuffer(obj);
+    if (msg)
+        LLVMDisposeMessage(msg);
+    LLVMDisposeModule(mod);
+    LLVMContextDispose(ctx);
+    LLVMDisposeTargetMachine(tm);
+}
+
+void jit_warm_up(void)
+{
+    pthread_once(&warm_once, warm_up);
+}
+
 void jit_init_all_targets(void)
 {
     pthread_once(&all_once, init_all);
@@ -155,20 +224,33 @@ LLVMTargetMachineRef jit_target_machine(const jit_target *t, char **triple_out, 
     return tm;
 }
 
+unsigned jit_units_of(unsigned models, unsigned parts)
+{
+    models &= FBE_JIT_ALL_MODELS; /* unknown bits name nothing */
+    if (!models)
+        models = FBE_JIT_ALL_MODELS;
+    parts &= JIT_ALL_UNITS;
+    if (!parts)
+        parts = JIT_ALL_UNITS;
+    unsigned units = 0;
+    for (int m = 0; m < 2; m++)
+        if (models & FBE_JIT_MODEL(m))
+            units |= (FBE_JIT_WRITE_OF(m) | FBE_JIT_READ_OF(m)) & parts;
+    return units;
+}
+
 void jit_module_dispose(jit_module *m)
 {
     jit_emit_dispose(&m->e);
 }
 
 bool jit_module_lower(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm,
-                      const fbe_codec *codec, unsigned models, const jit_module_hooks *hooks,
+                      const fbe_codec *codec, unsigned units, const jit_module_hooks *hooks,
                       char *err, size_t err_size)
 {
-    models &= FBE_JIT_ALL_MODELS; /* unknown bits name no model */
-    if (!models)
-        models = FBE_JIT_ALL_MODELS;
-    bool std_model = models & FBE_JIT_MODEL(FBE_STANDARD);
-    bool final_model = models & FBE_JIT_MODEL(FBE_FINAL);
+    units &= JIT_ALL_UNITS;
+    if (!units)
+        units = JIT_ALL_UNITS;
     memset(m, 0, sizeof *m);
     double t0 = jit_now_ms();
     m->mod = LLVMModuleCreateWithNameInContext("fbe", ctx);
@@ -187,8 +269,11 @@ bool jit_module_lower(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm
         ok = hooks->before(e, hooks->ctx, err, err_size);
     /* An emitter that does not run declares no entry points: install_entries
      * then leaves the interpreter's in place. */
-    if (ok && !((!std_model || (jit_emit_std_write(e) && jit_emit_std_read(e))) &&
-                (!final_model || jit_emit_final(e)))) {
+    bool final_write = units & JIT_UNIT(JIT_UNIT_FINAL_WRITE);
+    bool final_read = units & JIT_UNIT(JIT_UNIT_FINAL_READ);
+    if (ok && !((!(units & JIT_UNIT(JIT_UNIT_STD_WRITE)) || jit_emit_std_write(e)) &&
+                (!(units & JIT_UNIT(JIT_UNIT_STD_READ)) || jit_emit_std_read(e)) &&
+                (!(final_write || final_read) || jit_emit_final(e, final_write, final_read)))) {
         set_err(err, err_size, "lowering failed", NULL);
         ok = false;
     }
@@ -245,9 +330,9 @@ bool jit_module_optimize(jit_module *m, LLVMTargetMachineRef tm, int opt_level, 
 }
 
 bool jit_module_build(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm,
-                      const fbe_codec *codec, unsigned models, int opt_level,
+                      const fbe_codec *codec, unsigned units, int opt_level,
                       const jit_module_hooks *hooks, char *err, size_t err_size)
 {
-    return jit_module_lower(m, ctx, tm, codec, models, hooks, err, err_size) &&
+    return jit_module_lower(m, ctx, tm, codec, units, hooks, err, err_size) &&
            jit_module_optimize(m, tm, opt_level, err, err_size);
 }

@@ -18,6 +18,29 @@
 void jit_init_native(void);
 void jit_init_all_targets(void);
 
+/* A codec's code comes in four independent units (no function of one calls
+ * another's): the JIT compiles and installs them separately, in parallel or in
+ * the background, in the order they are needed (engine.c). */
+enum {
+    JIT_UNIT_STD_WRITE,   /* standard size, serialize */
+    JIT_UNIT_STD_READ,    /* standard verify, deserialize */
+    JIT_UNIT_FINAL_WRITE, /* final size, serialize */
+    JIT_UNIT_FINAL_READ,  /* final verify, deserialize */
+    JIT_UNIT_COUNT
+};
+#define JIT_UNIT(u) (1u << (u))
+#define JIT_ALL_UNITS ((1u << JIT_UNIT_COUNT) - 1)
+
+/* The unit of an entry point (FBE_JIT_* op of emit.h). */
+static inline int jit_unit_of(fbe_model model, int op)
+{
+    return (int)model * 2 + (op >= JIT_VERIFY);
+}
+
+/* The units of FBE_JIT_MODEL bits and FBE_JIT_WRITE_OF/READ_OF bits (0: all);
+ * the latter are unit bits. */
+unsigned jit_units_of(unsigned models, unsigned parts);
+
 typedef struct jit_target {
     const char *triple;   /* NULL: the host's */
     const char *cpu;      /* NULL: the host CPU */
@@ -49,13 +72,13 @@ typedef struct jit_module {
     double optimize_ms;
 } jit_module;
 
-/* Lowers every struct of `codec` (the models in `models`, FBE_JIT_MODEL bits;
- * 0 = all), verifies the module and optimizes it with
+/* Lowers every struct of `codec` (the units in `units`, JIT_UNIT bits; 0 =
+ * all), verifies the module and optimizes it with
  * default<O{opt_level}> for `tm`. On failure everything is released and false
  * returned (message in err). On success the caller owns m->mod (or hands it to
  * ORC) and calls jit_module_dispose() for the rest. */
 bool jit_module_build(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm,
-                      const fbe_codec *codec, unsigned models, int opt_level,
+                      const fbe_codec *codec, unsigned units, int opt_level,
                       const jit_module_hooks *hooks, char *err, size_t err_size);
 void jit_module_dispose(jit_module *m);
 
@@ -63,7 +86,7 @@ void jit_module_dispose(jit_module *m);
  * (the compiled-object cache hashes the module in between). Same ownership
  * rules: on failure everything is released. */
 bool jit_module_lower(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm,
-                      const fbe_codec *codec, unsigned models, const jit_module_hooks *hooks,
+                      const fbe_codec *codec, unsigned units, const jit_module_hooks *hooks,
                       char *err, size_t err_size);
 bool jit_module_optimize(jit_module *m, LLVMTargetMachineRef tm, int opt_level, char *err,
                          size_t err_size);
@@ -73,5 +96,12 @@ bool jit_module_optimize(jit_module *m, LLVMTargetMachineRef tm, int opt_level, 
 bool jit_failed(LLVMErrorRef err, const char *what, char *buf, size_t size);
 
 double jit_now_ms(void);
+
+/* Compiles a tiny module through the passes and code generation once per
+ * process (thread-safe): LLVM constructs its function-local statics on first
+ * use and registers their destructors then, so after this call a compilation
+ * creates (almost) none whose destruction at exit could come before the JIT's
+ * wait for its compile threads (engine.c). */
+void jit_warm_up(void);
 
 #endif

@@ -28,6 +28,13 @@ fbe_jit_stats fbe_jit_codec_stats(const fbe_codec *codec)
     return (fbe_jit_stats){0};
 }
 
+bool fbe_jit_wait(const fbe_codec *codec, long timeout_ms)
+{
+    (void)codec;
+    (void)timeout_ms;
+    return true;
+}
+
 fbe_status fbe_aot_compile(const struct fbe_schema *schema, const fbe_aot_options *opts,
                            const char *path, fbe_aot_result *result)
 {

@@ -252,7 +252,9 @@ static fbe_status guarded_serialize(const fbe_type *type, fbe_model model, const
     walk w = {codec->depth_guard, codec->max_depth, 0};
     if (value && struct_too_deep(&w, type->ir, value, 1))
         return FBE_TOO_DEEP;
-    return w.guard->inner[(size_t)(type - codec->types) * 2 + model](type, value, out);
+    fbe_serialize_fn inner =
+        __atomic_load_n(&w.guard->inner[(size_t)(type - codec->types) * 2 + model], __ATOMIC_ACQUIRE);
+    return inner(type, value, out);
 }
 
 static fbe_status guarded_std(const fbe_type *type, const void *value, fbe_buffer *out)
@@ -293,4 +295,54 @@ bool fbe_codec_guard_depth(fbe_codec *codec)
         }
     }
     return true;
+}
+
+/* A guarded serialize keeps the guard in the type's slot: what changes is the
+ * call inside it. */
+static bool is_guarded(const fbe_codec *codec, size_t i, int op)
+{
+    return op == 1 /* FBE_OP_SERIALIZE */ && codec->depth_guard &&
+           codec->depth_guard->reach[i] > codec->max_depth;
+}
+
+fbe_entry_fn fbe_codec_get_op(const fbe_codec *codec, size_t i, fbe_model m, int op)
+{
+    const fbe_model_ops *ops = &codec->types[i].ops[m];
+    if (is_guarded(codec, i, op))
+        return (fbe_entry_fn)__atomic_load_n(&codec->depth_guard->inner[i * 2 + (size_t)m],
+                                             __ATOMIC_ACQUIRE);
+    switch (op) {
+    case 0:
+        return (fbe_entry_fn)__atomic_load_n(&ops->size, __ATOMIC_ACQUIRE);
+    case 1:
+        return (fbe_entry_fn)__atomic_load_n(&ops->serialize, __ATOMIC_ACQUIRE);
+    case 2:
+        return (fbe_entry_fn)__atomic_load_n(&ops->verify, __ATOMIC_ACQUIRE);
+    default:
+        return (fbe_entry_fn)__atomic_load_n(&ops->deserialize, __ATOMIC_ACQUIRE);
+    }
+}
+
+void fbe_codec_set_op(fbe_codec *codec, size_t i, fbe_model m, int op, fbe_entry_fn fn)
+{
+    fbe_model_ops *ops = &codec->types[i].ops[m];
+    if (is_guarded(codec, i, op)) {
+        __atomic_store_n(&codec->depth_guard->inner[i * 2 + (size_t)m], (fbe_serialize_fn)fn,
+                         __ATOMIC_RELEASE);
+        return;
+    }
+    switch (op) {
+    case 0:
+        __atomic_store_n(&ops->size, (fbe_size_fn)fn, __ATOMIC_RELEASE);
+        break;
+    case 1:
+        __atomic_store_n(&ops->serialize, (fbe_serialize_fn)fn, __ATOMIC_RELEASE);
+        break;
+    case 2:
+        __atomic_store_n(&ops->verify, (fbe_verify_fn)fn, __ATOMIC_RELEASE);
+        break;
+    default:
+        __atomic_store_n(&ops->deserialize, (fbe_deserialize_fn)fn, __ATOMIC_RELEASE);
+        break;
+    }
 }

@@ -16,89 +16,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "jit_exercise.h"
 #include "test_util.h"
 #include "value_gen.h"
 
 #include "fbe/codec.h"
 #include "fbe/jit.h"
-
-/* ---- using a codec --------------------------------------------------------------------- */
-
-/* Checks `values` random values of every struct of `schema` (seeds from `seed`):
- * jit and interp bytes identical in both models, the jit's decode re-serializes
- * to them. Returns the number of mismatches; writes the first one to msg. Uses
- * no cmocka assertion, so threads may call it. */
-static unsigned long exercise(const fbe_schema *schema, const fbe_codec *jit, const fbe_codec *interp,
-                              unsigned values, uint64_t seed, char *msg, size_t msg_size)
-{
-    unsigned long bad = 0;
-    fbe_arena gen, dec;
-    fbe_arena_init(&gen, NULL, NULL);
-    fbe_arena_init(&dec, NULL, NULL);
-    fbe_buffer bi, bj, re;
-    fbe_buffer_init(&bi, NULL, NULL);
-    fbe_buffer_init(&bj, NULL, NULL);
-    fbe_buffer_init(&re, NULL, NULL);
-    if (msg_size)
-        msg[0] = 0;
-    for (size_t p = 0; p < fbe_schema_package_count(schema); p++) {
-        const fbe_ir_package *pkg = fbe_schema_package(schema, p);
-        for (size_t k = 0; k < pkg->struct_count; k++) {
-            const fbe_ir_struct *ir = pkg->structs[k];
-            const fbe_type *ti = fbe_codec_type_of(interp, ir), *tj = fbe_codec_type_of(jit, ir);
-            size_t cap = (ir->host_size + 15) / 16 * 16;
-            uint8_t *value = aligned_alloc(16, cap), *out = aligned_alloc(16, cap);
-            if (!ti || !tj || !value || !out) {
-                bad++;
-                snprintf(msg, msg_size, "%s: no type or no memory", ir->full_name);
-                free(value);
-                free(out);
-                continue;
-            }
-            for (unsigned i = 0; i < values; i++) {
-                uint64_t s = seed + i * UINT64_C(0x9E3779B97F4A7C15) + k;
-                uint64_t value_seed = s;
-                fbe_arena_reset(&gen);
-                gen_value(ir, value, &gen, &s, 0);
-                for (int m = 0; m < 2; m++) {
-                    fbe_buffer_clear(&bi);
-                    fbe_buffer_clear(&bj);
-                    fbe_buffer_clear(&re);
-                    fbe_arena_reset(&dec);
-                    const char *what = NULL;
-                    fbe_decode_options o = {.arena = &dec};
-                    if (fbe_serialize(ti, (fbe_model)m, value, &bi) != FBE_OK ||
-                        fbe_serialize(tj, (fbe_model)m, value, &bj) != FBE_OK)
-                        what = "serialize failed";
-                    else if (fbe_size(tj, (fbe_model)m, value) != bj.size)
-                        what = "size differs from serialized size";
-                    else if (bi.size != bj.size || memcmp(bi.data, bj.data, bi.size) != 0)
-                        what = "interp and jit bytes differ";
-                    else if (fbe_verify(tj, (fbe_model)m, bj.data, bj.size, NULL) != FBE_OK)
-                        what = "jit verify failed";
-                    else if (fbe_deserialize(tj, (fbe_model)m, bj.data, bj.size, out, &o, NULL) != FBE_OK)
-                        what = "jit deserialize failed";
-                    else if (fbe_serialize(ti, (fbe_model)m, out, &re) != FBE_OK || re.size != bj.size ||
-                             memcmp(re.data, bj.data, re.size) != 0)
-                        what = "jit-decoded value re-serializes differently";
-                    if (what) {
-                        if (!bad++)
-                            snprintf(msg, msg_size, "%s %s seed=0x%016" PRIx64 ": %s", ir->full_name,
-                                     m ? "final" : "std", value_seed, what);
-                    }
-                }
-            }
-            free(value);
-            free(out);
-        }
-    }
-    fbe_buffer_free(&bi);
-    fbe_buffer_free(&bj);
-    fbe_buffer_free(&re);
-    fbe_arena_free(&gen);
-    fbe_arena_free(&dec);
-    return bad;
-}
 
 static void assert_exercise(const fbe_schema *schema, const fbe_codec *jit, unsigned values,
                             uint64_t seed)
@@ -112,10 +35,14 @@ static void assert_exercise(const fbe_schema *schema, const fbe_codec *jit, unsi
         fail_msg("%lu mismatches; first: %s", bad, msg);
 }
 
+/* Eager: everything native on return, whatever opts says (background
+ * compilation has tests of its own, test_jit_tiers.c). */
 static fbe_codec *compile_native(const fbe_schema *schema, const fbe_jit_options *opts)
 {
     fbe_status st = FBE_UNKNOWN_TYPE;
-    fbe_codec *c = fbe_jit_compile(schema, opts, &st);
+    fbe_jit_options o = opts ? *opts : (fbe_jit_options){0};
+    o.mode = FBE_JIT_EAGER;
+    fbe_codec *c = fbe_jit_compile(schema, &o, &st);
     if (!c)
         fail_msg("fbe_jit_compile failed: %s", fbe_status_name(st));
     assert_int_equal(st, FBE_OK);

@@ -253,6 +253,22 @@ static void test_golden_shuffle(void **state)
                 with_collections++;
                 if (fbe_value_check_order(type->ir, value, NULL) != FBE_UNORDERED)
                     golden_failf(&report, "%s: shuffled value passes the strict check", bin);
+                /* written as it is, then read: accepted, except with
+                 * FBE_DECODE_STRICT_ORDER */
+                fbe_buffer raw;
+                fbe_buffer_init(&raw, NULL, NULL);
+                if (fbe_serialize(type, FBE_STANDARD, value, &raw) != FBE_OK)
+                    golden_failf(&report, "%s: serialize shuffled", bin);
+                for (int strict = 0; strict < 2 && raw.size; strict++) {
+                    void *back = fbe_arena_zalloc(&arena, type->ir->host_size);
+                    fbe_decode_options o = {.arena = &arena,
+                                            .flags = strict ? FBE_DECODE_STRICT_ORDER : 0};
+                    fbe_status ds = fbe_deserialize(type, FBE_STANDARD, raw.data, raw.size, back, &o, NULL);
+                    if (ds != (strict ? FBE_UNORDERED : FBE_OK))
+                        golden_failf(&report, "%s: shuffled frame, strict=%d: %s", bin, strict,
+                                     fbe_status_name(ds));
+                }
+                fbe_buffer_free(&raw);
             }
             st = fbe_value_normalize(type->ir, value);
             const char *files[2] = {bin, golden_row_file(row, ".final.bin")};

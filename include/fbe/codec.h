@@ -20,6 +20,7 @@
 #include "fbe/buffer.h"
 #include "fbe/error.h"
 #include "fbe/ir.h"
+#include "fbe/value.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -121,22 +122,26 @@ const fbe_type *fbe_codec_type_of(const fbe_codec *codec, const fbe_ir_struct *i
 size_t fbe_codec_type_count(const fbe_codec *codec);
 const fbe_type *fbe_codec_type_at(const fbe_codec *codec, size_t index);
 
+/* A JIT codec compiling in the background replaces entry points while other
+ * threads call them (fbe/jit.h): each call loads its pointer once, atomically. */
+#define FBE_LOAD_OP_(t, m, op) __atomic_load_n(&(t)->ops[m].op, __ATOMIC_ACQUIRE)
+
 static inline size_t fbe_size(const fbe_type *t, fbe_model m, const void *value)
 {
-    return t->ops[m].size(t, value);
+    return FBE_LOAD_OP_(t, m, size)(t, value);
 }
 
 static inline fbe_status fbe_serialize(const fbe_type *t, fbe_model m, const void *value,
                                        fbe_buffer *out)
 {
-    return t->ops[m].serialize(t, value, out);
+    return FBE_LOAD_OP_(t, m, serialize)(t, value, out);
 }
 
 /* info may be NULL. */
 static inline fbe_status fbe_verify(const fbe_type *t, fbe_model m, const uint8_t *data,
                                     size_t size, fbe_verify_info *info)
 {
-    return t->ops[m].verify(t, data, size, info);
+    return FBE_LOAD_OP_(t, m, verify)(t, data, size, info);
 }
 
 /* Fills every field of *value (fields the bytes lack get their schema defaults).
@@ -146,7 +151,12 @@ static inline fbe_status fbe_deserialize(const fbe_type *t, fbe_model m, const u
                                          size_t size, void *value,
                                          const fbe_decode_options *options, size_t *consumed)
 {
-    return t->ops[m].deserialize(t, data, size, value, options, consumed);
+    fbe_status st = FBE_LOAD_OP_(t, m, deserialize)(t, data, size, value, options, consumed);
+    /* One post-pass for every backend: the codecs accept any key order, as the
+     * reference's readers do (docs/keys.md). */
+    if (st == FBE_OK && options && (options->flags & FBE_DECODE_STRICT_ORDER))
+        st = fbe_value_check_order(t->ir, value, NULL);
+    return st;
 }
 
 /* ---- reflection over host structs (by the IR) --------------------------------- */

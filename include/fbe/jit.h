@@ -12,11 +12,25 @@
 extern "C" {
 #endif
 
+/* When native code arrives (docs/jit.md, "Tiers"). */
+typedef enum fbe_jit_mode {
+    /* fbe_jit_compile returns as soon as the interpreter's tables exist; the
+     * codec works from the first call, interpreted. Background threads compile
+     * the native code unit by unit (standard/final x write/read), units whose
+     * entry points have been called first, and install each unit's entry points
+     * as it is ready. Every call returns exactly what the interpreter returns. */
+    FBE_JIT_BACKGROUND = 0,
+    /* Everything native before fbe_jit_compile returns (benchmarks, AOT-like
+     * use); units compile in parallel on `threads` threads. */
+    FBE_JIT_EAGER = 1
+} fbe_jit_mode;
+
 typedef struct fbe_jit_options {
     const char *cpu;       /* target CPU, e.g. "x86-64"; NULL = the host CPU */
     const char *features;  /* e.g. "+sse4.2"; NULL = the host's when cpu is NULL, else none */
     int opt_level;         /* 0..3; 0 = default (2) */
-    bool require_native;   /* fail instead of falling back to the interpreter */
+    bool require_native;   /* fail instead of falling back to the interpreter; implies
+                              FBE_JIT_EAGER (the answer is known on return) */
     unsigned max_depth;    /* 0 = FBE_DEFAULT_MAX_DEPTH */
     const char *cache_dir; /* compiled-object cache (created if missing); NULL = none.
                               A compilation whose lowered module, target, CPU,
@@ -28,31 +42,63 @@ typedef struct fbe_jit_options {
                               model keeps the interpreter's entry points (the same
                               results, slower): a program that uses one model
                               compiles half the code at start-up */
+    unsigned parts;        /* FBE_JIT_WRITE_OF(model) (size, serialize) and
+                              FBE_JIT_READ_OF(model) (verify, deserialize) bits: the
+                              parts of `models` compiled to native code; 0 = all.
+                              Like models, the rest stays interpreted: a program
+                              that only reads compiles half the code */
+    fbe_jit_mode mode;     /* 0 = FBE_JIT_BACKGROUND */
+    unsigned threads;      /* compile threads; 0 = one per core (at most 4) when
+                              eager, 1 in the background */
 } fbe_jit_options;
 
 #define FBE_JIT_MODEL(model) (1u << (model))
 #define FBE_JIT_ALL_MODELS (FBE_JIT_MODEL(FBE_STANDARD) | FBE_JIT_MODEL(FBE_FINAL))
+#define FBE_JIT_WRITE_OF(model) (1u << ((model) * 2))
+#define FBE_JIT_READ_OF(model) (1u << ((model) * 2 + 1))
 
+/* Entry points are type x model x operation (size, serialize, verify,
+ * deserialize): every one is native, pending (its unit is not compiled yet),
+ * failed (its unit failed to compile: it stays interpreted) or interpreted by
+ * design (a model left out by opts->models). */
 typedef struct fbe_jit_stats {
-    double lower_ms;    /* IR construction */
-    double optimize_ms; /* LLVM passes */
-    double codegen_ms;  /* machine code (or loading a cached object), symbol lookup */
+    double lower_ms;    /* IR construction, summed over the units */
+    double optimize_ms; /* LLVM passes, summed */
+    double codegen_ms;  /* machine code (or loading a cached object), linking, summed */
     size_t functions;   /* native entry points installed */
-    bool cached;        /* the object came from opts->cache_dir */
+    bool cached;        /* every unit's object came from opts->cache_dir */
+    size_t pending;     /* entry points whose unit is still compiling or queued */
+    size_t failed;      /* entry points whose unit failed to compile */
+    size_t code_bytes;  /* machine code of the installed units (.text) */
+    double return_ms;   /* how long fbe_jit_compile took to return */
+    double ready_ms;    /* from the call until nothing was pending; 0 while pending */
+    fbe_jit_mode mode;
+    unsigned threads;   /* compile threads used */
 } fbe_jit_stats;
 
 /* True when the library was built with LLVM (FBE_WITH_LLVM). */
 bool fbe_jit_available(void);
 
-/* Compiles every struct of the schema. Without LLVM, or if compilation fails, the
- * result is an interpreter codec (fbe_codec_backend() tells) unless
- * opts->require_native, in which case NULL is returned with *status set.
- * Several codecs may coexist and be compiled from several threads. */
+/* Compiles every struct of the schema (opts may be NULL: background mode, host
+ * CPU). Without LLVM, or if an eager compilation fails, the result is an
+ * interpreter codec (fbe_codec_backend() tells) unless opts->require_native, in
+ * which case NULL is returned with *status set. A background codec is a JIT
+ * codec from the start; a unit that fails stays interpreted (stats.failed).
+ * fbe_codec_free cancels what is still compiling and returns without waiting for
+ * LLVM (a compilation step in progress ends on its thread, which exits; the
+ * process waits for such threads at exit). Several codecs may coexist and be
+ * compiled from several threads. */
 fbe_codec *fbe_jit_compile(const struct fbe_schema *schema, const fbe_jit_options *opts,
                            fbe_status *status);
 
-/* Timings of the compilation that produced `codec` (zeros for other backends). */
+/* Timings and progress of the compilation that produced `codec` (zeros for
+ * other backends). Safe to call while a background compilation runs. */
 fbe_jit_stats fbe_jit_codec_stats(const fbe_codec *codec);
+
+/* Waits until no entry point of `codec` is pending (every unit native or
+ * failed), at most timeout_ms milliseconds (negative: no limit). True when
+ * nothing is pending; immediately true for other backends. */
+bool fbe_jit_wait(const fbe_codec *codec, long timeout_ms);
 
 /* ---- ahead of time: `fbec aot` (docs/aot.md) ------------------------------------ */
 
