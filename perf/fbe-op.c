@@ -35,7 +35,7 @@ fbe_codec *fbe_proto_codec_create(fbe_status *status);
 static const char usage[] =
     "usage: fbe-op --model standard|final --op serialize|deserialize|verify -n N\n"
     "              [--backend interp|jit|aot|static] [--cpu NAME] [--features LIST]\n"
-    "              [--cache DIR] [--stats]\n"
+    "              [--cache DIR] [--jit-mode eager|background] [--opt 1-3] [--stats]\n"
     "\n"
     "  --backend  interp (default); jit: fbe_jit_compile at start-up; aot: the object\n"
     "             of `fbec aot` (baseline x86-64) linked in; static: `fbec c` output\n"
@@ -43,6 +43,9 @@ static const char usage[] =
     "             --cpu x86-64: valgrind cannot decode AVX-512\n"
     "  --features the JIT's CPU features, e.g. +sse4.2 (default: the CPU's)\n"
     "  --cache    the JIT's object cache directory (valgrind runs compile once)\n"
+    "  --jit-mode eager (default): native code before the loop; background: the\n"
+    "             loop starts interpreted and runs native code once installed\n"
+    "  --opt      the JIT's optimization level (default 2)\n"
     "  --stats    print the JIT's compile timings to standard error\n";
 
 static int die(const char *what, const char *detail)
@@ -82,7 +85,8 @@ static inline uint64_t mix(uint64_t h, uint64_t x)
 int main(int argc, char **argv)
 {
     const char *model_name = NULL, *op = NULL, *backend = "interp";
-    const char *cpu = NULL, *features = NULL, *cache = NULL;
+    const char *cpu = NULL, *features = NULL, *cache = NULL, *jit_mode = "eager";
+    int opt_level = 0;
     bool stats = false;
     long long n = -1;
     for (int i = 1; i < argc; i++) {
@@ -112,6 +116,10 @@ int main(int argc, char **argv)
             features = v;
         else if (strcmp(a, "--cache") == 0)
             cache = v;
+        else if (strcmp(a, "--jit-mode") == 0)
+            jit_mode = v;
+        else if (strcmp(a, "--opt") == 0)
+            opt_level = atoi(v);
         else if (strcmp(a, "-n") == 0) {
             char *end;
             errno = 0;
@@ -130,6 +138,9 @@ int main(int argc, char **argv)
     fbe_model model = is_final ? FBE_FINAL : FBE_STANDARD;
     bool backend_ok = strcmp(backend, "interp") == 0 || strcmp(backend, "jit") == 0 ||
                       strcmp(backend, "aot") == 0 || strcmp(backend, "static") == 0;
+    bool background = strcmp(jit_mode, "background") == 0;
+    if (!background && strcmp(jit_mode, "eager") != 0)
+        backend_ok = false;
     if (!model_ok || !op || n < 0 || !backend_ok ||
         (strcmp(op, "serialize") && strcmp(op, "deserialize") && strcmp(op, "verify"))) {
         fputs(usage, stderr);
@@ -144,13 +155,17 @@ int main(int argc, char **argv)
     if (strcmp(backend, "interp") == 0) {
         codec = fbe_interp_create(schema, NULL, &st);
     } else if (strcmp(backend, "jit") == 0) {
-        fbe_jit_options jopts = {.cpu = cpu, .features = features, .require_native = true,
-                                .cache_dir = cache};
+        fbe_jit_options jopts = {.cpu = cpu, .features = features, .require_native = !background,
+                                .cache_dir = cache, .opt_level = opt_level,
+                                .mode = background ? FBE_JIT_BACKGROUND : FBE_JIT_EAGER};
         codec = fbe_jit_compile(schema, &jopts, &st);
         if (codec && stats) {
             fbe_jit_stats s = fbe_jit_codec_stats(codec);
-            fprintf(stderr, "fbe-op: JIT lower %.1f ms, optimize %.1f ms, codegen %.1f ms\n",
-                    s.lower_ms, s.optimize_ms, s.codegen_ms);
+            fprintf(stderr,
+                    "fbe-op: JIT returned in %.1f ms; lower %.1f ms, optimize %.1f ms, codegen "
+                    "%.1f ms; %zu native entry points, %zu pending, %zu bytes of machine code\n",
+                    s.return_ms, s.lower_ms, s.optimize_ms, s.codegen_ms, s.functions, s.pending,
+                    s.code_bytes);
         }
     } else if (strcmp(backend, "aot") == 0) {
 #ifdef FBE_OP_AOT

@@ -504,16 +504,19 @@ static void test_backend(void **state)
         result r = run("verify %s --backend jit --stats '%s'", ta, std);
         assert_int_equal(r.status, 0);
         assert_int_equal(r.out_len, 0);
-        /* only the model the command uses is compiled: 6 types x 4 operations */
-        const char *want = "fbec verify: jit codec, 24 native entry points; lower ";
-        if (strncmp(r.err, want, strlen(want)) != 0 || !strstr(r.err, " ms, codegen ") ||
+        /* only what the command uses is compiled: verify and deserialize of one
+         * model, 6 types x 2 operations */
+        const char *want = "fbec verify: jit codec, 12 native entry points, ";
+        if (strncmp(r.err, want, strlen(want)) != 0 || !strstr(r.err, " bytes of machine code; lower ") ||
+            !strstr(r.err, " ms, codegen ") ||
             strchr(r.err, '\n') != r.err + strlen(r.err) - 1)
             fail_msg("unexpected --stats output: %s", r.err);
         result_free(&r);
         r = run("convert %s --backend jit --stats --from standard --to final -o /dev/null '%s'", ta,
                 std);
         assert_int_equal(r.status, 0);
-        want = "fbec convert: jit codec, 48 native entry points; lower ";
+        /* standard verify, deserialize; final size, serialize */
+        want = "fbec convert: jit codec, 24 native entry points, ";
         if (strncmp(r.err, want, strlen(want)) != 0)
             fail_msg("unexpected --stats output: %s", r.err);
         result_free(&r);
@@ -528,8 +531,36 @@ static void test_backend(void **state)
                 fail_msg("round %d: unexpected --stats output: %s", round, r.err);
             result_free(&r);
         }
+        /* --jit-mode background: returns at once, interpreted until native code
+         * is installed; the bytes are the same */
+        r = run("convert %s --backend jit --jit-mode background --from standard --to final '%s'",
+                ta, std);
+        assert_out_equals_file(&r, fin, false);
+        result_free(&r);
+        r = run("convert %s --backend jit --jit-mode background --stats --from standard --to final "
+                "-o /dev/null '%s'", ta, std);
+        assert_int_equal(r.status, 0);
+        want = "fbec convert: jit codec (background), ";
+        if (strncmp(r.err, want, strlen(want)) != 0 || !strstr(r.err, " pending; returned in "))
+            fail_msg("unexpected --stats output: %s", r.err);
+        result_free(&r);
+        r = run("verify %s --backend jit --jit-mode eager '%s'", ta, std);
+        assert_int_equal(r.status, 0);
+        assert_int_equal(r.out_len, 0);
+        assert_string_equal(r.err, "");
+        result_free(&r);
     }
-    result r = run("verify %s --backend llvm '%s'", ta, std);
+    result r = run("verify %s --backend jit --jit-mode lazy '%s'", ta, std);
+    assert_fails(&r, 2,
+                 "fbec verify: unknown JIT mode 'lazy' (expected eager or background)\n"
+                 "run 'fbec verify --help' for usage\n");
+    result_free(&r);
+    r = run("decode %s --jit-mode eager '%s'", ta, std);
+    assert_fails(&r, 2,
+                 "fbec decode: --jit-mode needs the JIT (--backend jit or auto)\n"
+                 "run 'fbec decode --help' for usage\n");
+    result_free(&r);
+    r = run("verify %s --backend llvm '%s'", ta, std);
     assert_fails(&r, 2,
                  "fbec verify: unknown backend 'llvm' (expected interp, jit or auto)\n"
                  "run 'fbec verify --help' for usage\n");

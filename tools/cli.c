@@ -112,6 +112,10 @@ bool fbec_parse_args(const char *cmd, int argc, char **argv, fbec_args *args)
             if (!*v)
                 return usage_error(cmd, "missing directory after", "--cache");
             args->cache = v;
+        } else if ((v = fbec_option_value(argc, argv, &i, "--jit-mode"))) {
+            if (!*v)
+                return usage_error(cmd, "missing mode after", "--jit-mode");
+            args->jit_mode = v;
         } else if (strcmp(arg, "--stats") == 0) {
             args->stats = true;
         } else if (generator && strcmp(arg, "-MD") == 0) {
@@ -147,7 +151,7 @@ const char *fbec_generator_input(const char *cmd, const fbec_args *args,
 {
     char msg[160];
     if (args->type || args->final || args->from || args->to || args->format || args->backend ||
-        args->cpu || args->stats || args->cache || args->pretty || args->stream ||
+        args->cpu || args->stats || args->cache || args->jit_mode || args->pretty || args->stream ||
         args->max_memory) {
         snprintf(msg, sizeof msg,
                  "only -I, -o, --schema and the options of 'fbec %s --help' are used by this "

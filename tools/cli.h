@@ -1,7 +1,8 @@
 /* Shared command-line conventions of the fbec subcommands:
  *   -I DIR (repeatable), --schema FILE, --type pkg.Type, -o FILE, -h/--help;
  *   the codec commands (verify, decode, convert) add --final, --from MODEL,
- *   --to MODEL, --format FMT, --backend NAME, --cpu NAME, --cache DIR and --stats.
+ *   --to MODEL, --format FMT, --backend NAME, --cpu NAME, --cache DIR, --jit-mode
+ *   MODE and --stats.
  * Exit codes: 0 success, 1 schema/data error, 2 usage error. */
 #ifndef FBE_TOOLS_CLI_H
 #define FBE_TOOLS_CLI_H
@@ -40,6 +41,8 @@ typedef struct fbec_args {
     unsigned jit_models; /* set by the command, not an option: the models it uses
                             (FBE_JIT_MODEL bits), the only ones --backend jit|auto
                             compiles; 0 = both */
+    unsigned jit_parts;  /* the same for FBE_JIT_WRITE_OF / FBE_JIT_READ_OF bits */
+    const char *jit_mode; /* --jit-mode eager|background (as given) */
     /* The generators only (header, aot, c): */
     bool dep_md;                /* -MD: a depfile next to the output, OUTPUT.d */
     const char *depfile;        /* -MF FILE: the depfile's path */

@@ -26,7 +26,10 @@ static const char usage[] =
     "  --cpu NAME       the JIT's target CPU, e.g. x86-64 (default: this machine's)\n"
     "  --cache DIR      the JIT's compiled-object cache: a later run with the same\n"
     "                   schema, CPU and fbe-c/LLVM versions skips LLVM's work\n"
-    "  --stats          print the JIT's compile timings to standard error\n"
+    "  --jit-mode MODE  eager (default): all native code before the work starts;\n"
+    "                   background: start interpreted, native code as it is ready\n"
+    "  --stats          print the JIT's compile timings, entry points and machine\n"
+    "                   code size to standard error\n"
     "  --max-memory N   the most memory decoding the frame may take, in bytes (k, M,\n"
     "                   G suffixes: binary multiples); default: 64 x the frame + 1 MiB\n"
     "  -o OUT           write to OUT instead of standard output (OUT is only\n"
@@ -96,6 +99,7 @@ int cmd_convert(int argc, char **argv)
 
     fbec_codec c;
     args.jit_models = FBE_JIT_MODEL(from) | FBE_JIT_MODEL(to);
+    args.jit_parts = FBE_JIT_READ_OF(from) | FBE_JIT_WRITE_OF(to);
     if ((status = fbec_codec_open(cmd, &args, &c)) != FBEC_OK)
         return status;
     fbec_input in;

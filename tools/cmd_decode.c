@@ -36,7 +36,10 @@ static const char usage[] =
     "  --cpu NAME       the JIT's target CPU, e.g. x86-64 (default: this machine's)\n"
     "  --cache DIR      the JIT's compiled-object cache: a later run with the same\n"
     "                   schema, CPU and fbe-c/LLVM versions skips LLVM's work\n"
-    "  --stats          print the JIT's compile timings to standard error\n"
+    "  --jit-mode MODE  eager (default): all native code before the work starts;\n"
+    "                   background: start interpreted, native code as it is ready\n"
+    "  --stats          print the JIT's compile timings, entry points and machine\n"
+    "                   code size to standard error\n"
     "  --max-memory N   the most memory decoding a frame may take, in bytes (k, M, G\n"
     "                   suffixes: binary multiples); default: 64 x the frame + 1 MiB\n"
     "  -o OUT           write to OUT instead of standard output\n"
@@ -192,6 +195,7 @@ static int decode_stream(const char *cmd, const fbec_args *args)
     fbe_status st = FBE_OK;
     fbec_args codec_args = *args;
     codec_args.jit_models = FBE_JIT_MODEL(model);
+    codec_args.jit_parts = FBE_JIT_READ_OF(model);
     fbe_codec *codec = fbec_make_codec(cmd, &codec_args, schema);
     fbe_protocol *protocol = codec ? fbe_protocol_create(codec, NULL, &st) : NULL;
     bool use_stdin = !path || strcmp(path, "-") == 0;
@@ -304,6 +308,7 @@ int cmd_decode(int argc, char **argv)
 
     fbec_codec c;
     args.jit_models = FBE_JIT_MODEL(model);
+    args.jit_parts = FBE_JIT_READ_OF(model);
     if ((status = fbec_codec_open(cmd, &args, &c)) != FBEC_OK)
         return status;
     fbec_input in;

@@ -29,7 +29,10 @@ static const char usage[] =
     "  --cpu NAME       the JIT's target CPU, e.g. x86-64 (default: this machine's)\n"
     "  --cache DIR      the JIT's compiled-object cache: a later run with the same\n"
     "                   schema, CPU and fbe-c/LLVM versions skips LLVM's work\n"
-    "  --stats          print the JIT's compile timings to standard error\n"
+    "  --jit-mode MODE  eager (default): all native code before the work starts;\n"
+    "                   background: start interpreted, native code as it is ready\n"
+    "  --stats          print the JIT's compile timings, entry points and machine\n"
+    "                   code size to standard error\n"
     "  --max-memory N   the most memory reading the JSON may take, in bytes (k, M, G\n"
     "                   suffixes: binary multiples); default: 64 x the text + 1 MiB\n"
     "  -o OUT           write to OUT instead of standard output (OUT is only\n"
@@ -103,6 +106,7 @@ int cmd_encode(int argc, char **argv)
 
     fbec_codec c;
     args.jit_models = FBE_JIT_MODEL(model);
+    args.jit_parts = FBE_JIT_WRITE_OF(model);
     if ((status = fbec_codec_open(cmd, &args, &c)) != FBEC_OK)
         return status;
     fbec_input in;

@@ -25,7 +25,10 @@ static const char usage[] =
     "  --cpu NAME       the JIT's target CPU, e.g. x86-64 (default: this machine's)\n"
     "  --cache DIR      the JIT's compiled-object cache: a later run with the same\n"
     "                   schema, CPU and fbe-c/LLVM versions skips LLVM's work\n"
-    "  --stats          print the JIT's compile timings to standard error\n"
+    "  --jit-mode MODE  eager (default): all native code before the work starts;\n"
+    "                   background: start interpreted, native code as it is ready\n"
+    "  --stats          print the JIT's compile timings, entry points and machine\n"
+    "                   code size to standard error\n"
     "  -h, --help       show this help\n"
     "\n"
     "exit status: 0 valid, 1 invalid frame or unreadable schema/input, 2 usage error\n";
@@ -60,6 +63,7 @@ int cmd_verify(int argc, char **argv)
 
     fbec_codec c;
     args.jit_models = FBE_JIT_MODEL(model);
+    args.jit_parts = FBE_JIT_READ_OF(model);
     if ((status = fbec_codec_open(cmd, &args, &c)) != FBEC_OK)
         return status;
     fbec_input in;

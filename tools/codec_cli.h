@@ -68,6 +68,9 @@ typedef struct fbec_codec {
 /* The codec of --backend (with --cpu, --stats) for `schema`; NULL after printing why. */
 fbe_codec *fbec_make_codec(const char *cmd, const fbec_args *args, const fbe_schema *schema);
 
+/* The --stats line of a JIT codec, on stderr. */
+void fbec_print_jit_stats(const char *cmd, const fbe_codec *codec);
+
 /* Loads --schema, creates the codec of --backend and looks up --type.
  * Returns FBEC_OK or FBEC_FAIL (after printing why); on failure nothing is held. */
 int fbec_codec_open(const char *cmd, const fbec_args *args, fbec_codec *c);
