@@ -56,7 +56,9 @@ typedef struct rd {
     LLVMValueRef decode_alloc;    /* fbe_decode_alloc: ptr (ptr, i64, ptr) */
     LLVMTypeRef decode_alloc_t;
     LLVMValueRef *vpartial, *rpartial; /* per struct: the older-writer paths */
-    bool *inl;                    /* per struct: fast paths are always inlined */
+    bool *inl;                    /* per struct: a fast path of its own */
+    bool inline_call;             /* the next body call is an entry point's own:
+                                     always inlined */
 
     /* the function being emitted */
     bool report;                  /* call fbe_jit_verify_fail on failures */
@@ -451,6 +453,10 @@ static LLVMValueRef cold_call(rd *r, LLVMValueRef call)
         unsigned kind = LLVMGetEnumAttributeKindForName("noinline", 8);
         LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
                                  LLVMCreateEnumAttribute(r->e->ctx, kind, 0));
+    } else if (r->inline_call) {
+        unsigned kind = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+        LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                                 LLVMCreateEnumAttribute(r->e->ctx, kind, 0));
     }
     return call;
 }
@@ -535,7 +541,9 @@ static void struct_body(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMVal
         bool old = split && k;
         LLVMValueRef fn = mode == BODY_VERIFY ? (old ? r->vpartial[ti] : e->fns[ti].std_verify)
                                               : (old ? r->rpartial[ti] : e->fns[ti].std_read);
+        r->inline_call = root && !old && split;
         call_body(r, fn, b, root ? r->depth : next_depth(r), target, body_fail);
+        r->inline_call = false;
         LLVMBuildBr(e->b, done);
     }
     jit_position(e, done);
@@ -1345,9 +1353,15 @@ static void define_read_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *f)
 
 /* ---- inlining ---------------------------------------------------------------------- */
 
-/* A struct's fast path is always inlined into its callers when it is not part of a
- * reference cycle and its expansion (children inlined too) stays small. */
+/* A struct's fast path (complete bodies) gets a function of its own, separate
+ * from the older writers' path, when it is not part of a reference cycle and its
+ * expansion (children inlined too) stays small. Its entry points always inline
+ * it; other structs holding it inline it only when it is a leaf this small
+ * (else they call it): inlining Account into AccountMessage doubled the
+ * optimizer's and code generator's work on proto.fbe for no measured gain
+ * (docs/jit.md, "Code shape"). */
 #define INLINE_WEIGHT 16
+#define INLINE_LEAF_WEIGHT 8
 
 typedef struct weigh {
     rd *r;
@@ -1471,11 +1485,15 @@ bool jit_emit_std_read(jit_emit *e)
     r.vpartial = calloc(n + 1, sizeof *r.vpartial);
     r.rpartial = calloc(n + 1, sizeof *r.rpartial);
     r.inl = calloc(n + 1, sizeof *r.inl);
+    bool *leafy = calloc(n + 1, sizeof *leafy);
     weigh w = {.r = &r, .state = calloc(n + 1, 1), .weight = calloc(n + 1, sizeof(unsigned))};
-    if (!r.vpartial || !r.rpartial || !r.inl || !w.state || !w.weight)
+    if (!r.vpartial || !r.rpartial || !r.inl || !leafy || !w.state || !w.weight)
         goto out;
-    for (size_t i = 0; i < n; i++)
-        r.inl[i] = struct_weight(&w, e->codec->types[i].ir) <= INLINE_WEIGHT;
+    for (size_t i = 0; i < n; i++) {
+        unsigned wt = struct_weight(&w, e->codec->types[i].ir);
+        r.inl[i] = wt <= INLINE_WEIGHT;
+        leafy[i] = wt <= INLINE_LEAF_WEIGHT;
+    }
 
     for (size_t i = 0; i < n; i++) {
         const fbe_ir_struct *st = e->codec->types[i].ir;
@@ -1501,7 +1519,7 @@ bool jit_emit_std_read(jit_emit *e)
                 add_fn_attr(e, older[k], "cold");
             }
         }
-        if (r.inl[i]) {
+        if (r.inl[i] && leafy[i]) {
             add_fn_attr(e, f->std_verify, "alwaysinline");
             add_fn_attr(e, f->std_read, "alwaysinline");
         }
@@ -1532,6 +1550,7 @@ out:
     free(r.vpartial);
     free(r.rpartial);
     free(r.inl);
+    free(leafy);
     free(w.state);
     free(w.weight);
     return ok;
