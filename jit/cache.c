@@ -1,6 +1,7 @@
 /* The compiled-object cache (see cache.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "cache.h"
+#include "module.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -117,6 +118,10 @@ void jit_cache_key_of(LLVMModuleRef mod, const char *triple, const char *cpu,
     snprintf(meta, sizeof meta, "fbe-c %s LLVM %u.%u.%u O%d", FBE_VERSION, major, minor, patch,
              opt_level);
     hash_str(&h, meta);
+    char passes[1024];
+    jit_pass_pipeline(opt_level, passes, sizeof passes);
+    hash_str(&h, passes);
+    hash_str(&h, jit_llvm_args());
     hash_str(&h, triple);
     hash_str(&h, cpu);
     hash_str(&h, features);

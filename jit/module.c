@@ -25,6 +25,9 @@ static void fatal_handler(const char *reason)
     abort();
 }
 
+/* The LLVM options in force (they change the code: part of the cache key). */
+static char llvm_args[600];
+
 static void init_native(void)
 {
     LLVMInitializeNativeTarget();
@@ -49,6 +52,10 @@ static void init_native(void)
             argv[argc++] = t;
     }
     LLVMParseCommandLineOptions(argc, argv, NULL);
+    for (int i = 1; i < argc; i++) {
+        size_t used = strlen(llvm_args);
+        snprintf(llvm_args + used, sizeof llvm_args - used, "%s%s", used ? " " : "", argv[i]);
+    }
 }
 
 static void init_all(void)
@@ -306,6 +313,22 @@ bool jit_module_lower(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm
     return ok;
 }
 
+void jit_pass_pipeline(int opt_level, char *buf, size_t size)
+{
+    int level = opt_level ? opt_level : 2;
+    snprintf(buf, size, "default<O%d>", level < 1 ? 1 : level > 3 ? 3 : level);
+    /* A debugging knob: another pipeline in opt's syntax, to measure choices. */
+    const char *custom = getenv("FBE_JIT_PASSES");
+    if (custom && *custom)
+        snprintf(buf, size, "%s", custom);
+}
+
+const char *jit_llvm_args(void)
+{
+    jit_init_native();
+    return llvm_args;
+}
+
 bool jit_module_optimize(jit_module *m, LLVMTargetMachineRef tm, int opt_level, char *err,
                          size_t err_size)
 {
@@ -313,9 +336,8 @@ bool jit_module_optimize(jit_module *m, LLVMTargetMachineRef tm, int opt_level, 
     if (getenv("FBE_JIT_DUMP_LOWERED")) /* the input of the passes, for opt -time-passes */
         LLVMDumpModule(m->mod);
     LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
-    int level = opt_level ? opt_level : 2;
-    char passes[32];
-    snprintf(passes, sizeof passes, "default<O%d>", level < 1 ? 1 : level > 3 ? 3 : level);
+    char passes[1024];
+    jit_pass_pipeline(opt_level, passes, sizeof passes);
     bool ok = !jit_failed(LLVMRunPasses(m->mod, passes, tm, pbo), "passes", err, err_size);
     LLVMDisposePassBuilderOptions(pbo);
     if (getenv("FBE_JIT_DUMP"))

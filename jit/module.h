@@ -91,6 +91,12 @@ bool jit_module_lower(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm
 bool jit_module_optimize(jit_module *m, LLVMTargetMachineRef tm, int opt_level, char *err,
                          size_t err_size);
 
+/* The pass pipeline of jit_module_optimize (opt's syntax; FBE_JIT_PASSES
+ * replaces it, to measure other choices) and the LLVM options set once per
+ * process: both shape the code, so the object cache's key includes them. */
+void jit_pass_pipeline(int opt_level, char *buf, size_t size);
+const char *jit_llvm_args(void);
+
 /* Consumes err; writes its message to buf (may be NULL) and, when FBE_JIT_DEBUG
  * is set, to stderr. Returns true if there was an error. */
 bool jit_failed(LLVMErrorRef err, const char *what, char *buf, size_t size);
