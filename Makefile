@@ -24,7 +24,8 @@ build: deps
 	@cmake --build $(BUILD) -j $(JOBS)
 
 build-sanitize: deps
-	@cmake -S . -B $(BUILD)/sanitize -DCMAKE_BUILD_TYPE=Debug -DFBE_SANITIZE=ON >/dev/null
+	@cmake -S . -B $(BUILD)/sanitize -DCMAKE_BUILD_TYPE=Debug -DFBE_SANITIZE=ON \
+	  -DFBE_TEST_JIT_CACHE=$(abspath $(BUILD))/jit-cache >/dev/null
 	@cmake --build $(BUILD)/sanitize -j $(JOBS)
 
 demo: build

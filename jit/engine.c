@@ -178,7 +178,10 @@ static jit_state *state_new(fbe_codec *codec, const fbe_jit_options *o)
     bool ok = true;
     s->cpu = dup_or_null(o->cpu, &ok);
     s->features = dup_or_null(o->features, &ok);
-    s->cache_dir = dup_or_null(o->cache_dir, &ok);
+    /* The environment's cache serves programs that do not choose one (and the
+     * test suite, which compiles the same schemas in many processes). */
+    const char *env_cache = getenv("FBE_JIT_CACHE_DIR");
+    s->cache_dir = dup_or_null(o->cache_dir ? o->cache_dir : env_cache && *env_cache ? env_cache : NULL, &ok);
     s->interp = calloc(codec->type_count * 2 + 1, sizeof *s->interp);
     if (!ok || !s->interp || pthread_mutex_init(&s->lock, NULL) != 0) {
         free(s->cpu);

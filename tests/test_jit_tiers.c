@@ -152,7 +152,8 @@ static void test_wait_and_stats(void **state)
     assert_int_equal(s.failed, 0);
     if (fbe_jit_available()) {
         assert_int_equal(s.functions, types * 8);
-        assert_true(s.lower_ms > 0 && s.optimize_ms > 0 && s.codegen_ms > 0);
+        /* (the suite's shared object cache may have spared the passes) */
+        assert_true(s.lower_ms > 0 && (s.optimize_ms > 0 || s.cached) && s.codegen_ms > 0);
     }
     fbe_codec_free(c);
     /* one model: the other is interpreted by design, neither pending nor failed */

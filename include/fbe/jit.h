@@ -36,7 +36,8 @@ typedef struct fbe_jit_options {
                               A compilation whose lowered module, target, CPU,
                               features, optimization level and LLVM/fbe-c versions
                               match a cached object loads it instead of optimizing
-                              and generating code again (docs/aot.md) */
+                              and generating code again (docs/aot.md). NULL: the
+                              environment variable FBE_JIT_CACHE_DIR if set */
     unsigned models;       /* FBE_JIT_MODEL(FBE_STANDARD) | FBE_JIT_MODEL(FBE_FINAL): the
                               models compiled to native code; 0 = both. The other
                               model keeps the interpreter's entry points (the same
