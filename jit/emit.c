@@ -298,6 +298,25 @@ LLVMValueRef jit_phi2(jit_emit *e, LLVMTypeRef t, LLVMValueRef a, LLVMBasicBlock
     return phi;
 }
 
+LLVMValueRef jit_depth_limit(jit_emit *e, LLVMValueRef options, bool may_be_null)
+{
+    LLVMValueRef md;
+    if (may_be_null) {
+        LLVMBasicBlockRef from = LLVMGetInsertBlock(e->b);
+        LLVMBasicBlockRef has = jit_block(e, "has_options"), join = jit_block(e, "depth_limit");
+        LLVMBuildCondBr(e->b, LLVMBuildIsNull(e->b, options, ""), join, has);
+        jit_position(e, has);
+        LLVMValueRef asked = jit_load(e, e->i32, options, offsetof(fbe_decode_options, max_depth));
+        LLVMBuildBr(e->b, join);
+        jit_position(e, join);
+        md = jit_phi2(e, e->i32, jit_i32(e, 0), from, asked, has);
+    } else {
+        md = jit_load(e, e->i32, options, offsetof(fbe_decode_options, max_depth));
+    }
+    LLVMValueRef unset = LLVMBuildICmp(e->b, LLVMIntEQ, md, jit_i32(e, 0), "");
+    return LLVMBuildSelect(e->b, unset, jit_i32(e, fbe_codec_max_depth(e->codec)), md, "max_depth");
+}
+
 LLVMValueRef jit_buffer_reserve(jit_emit *e, LLVMValueRef out, LLVMValueRef extra)
 {
     LLVMValueRef used = jit_load(e, e->i64, out, offsetof(fbe_buffer, size));

@@ -144,6 +144,12 @@ LLVMValueRef jit_unlikely(jit_emit *e, LLVMValueRef cond);
 LLVMValueRef jit_phi2(jit_emit *e, LLVMTypeRef t, LLVMValueRef a, LLVMBasicBlockRef from_a,
                       LLVMValueRef b, LLVMBasicBlockRef from_b);
 
+/* The nesting limit of one verify/deserialize call, an i32 >= 1: options->max_depth
+ * when options is not NULL and it is not 0, else the codec's limit (the
+ * interpreter's rule), read at run time so that no limit is compiled in.
+ * `may_be_null`: options can be NULL (verify); deserialize has checked it. */
+LLVMValueRef jit_depth_limit(jit_emit *e, LLVMValueRef options, bool may_be_null);
+
 /* fbe_buffer_reserve(out, extra) as an i32 status, with the common case (the
  * buffer already has the room) inline: a reused output buffer then costs a
  * compare instead of a call. */

@@ -58,7 +58,7 @@ typedef struct fin {
     jit_emit *e;
     LLVMValueRef *depth_fn; /* per struct; NULL unless fixed */
     LLVMValueRef *copy_fn;  /* per struct; NULL unless fixed */
-    unsigned max_depth;     /* the codec's: verify's limit, deserialize's default */
+    uint32_t *reach;        /* per struct: struct_reach */
     LLVMValueRef decode_alloc; /* fbe_decode_alloc */
     LLVMTypeRef decode_alloc_t;
 } fin;
@@ -134,6 +134,60 @@ static uint32_t struct_height(const fbe_ir_struct *st)
             h = fh;
     }
     return h;
+}
+
+/* The most struct levels a frame of S can hold, S's own included (what the
+ * depth limit counts), or UINT32_MAX: S is on a cycle (through an optional or a
+ * collection), reaches one, or the walk went deeper than FBE_IR_MAX_NESTING
+ * levels (which keeps the recursion shallow; an overestimate only costs the
+ * fast path of define_entry_verify, never correctness). Memoized in reach[]
+ * with state[]: 0 new, 1 in progress (met again: a cycle), 2 done. */
+typedef struct reach_walk {
+    jit_emit *e;
+    uint32_t *reach;
+    unsigned char *state;
+} reach_walk;
+
+static uint32_t type_reach(reach_walk *w, const fbe_ir_type *t, uint32_t level);
+
+static uint32_t struct_reach(reach_walk *w, const fbe_ir_struct *st, uint32_t level)
+{
+    size_t i = jit_struct_index(w->e, st);
+    if (w->state[i] == 2)
+        return w->reach[i];
+    if (w->state[i] == 1 || level > FBE_IR_MAX_NESTING)
+        return UINT32_MAX;
+    w->state[i] = 1;
+    uint32_t h = 0;
+    for (size_t k = 0; k < st->field_count; k++) {
+        uint32_t fh = type_reach(w, st->fields[k].type, level + 1);
+        if (fh > h)
+            h = fh;
+    }
+    w->state[i] = 2;
+    w->reach[i] = h == UINT32_MAX ? h : h + 1;
+    return w->reach[i];
+}
+
+static uint32_t type_reach(reach_walk *w, const fbe_ir_type *t, uint32_t level)
+{
+    switch (t->kind) {
+    case FBE_IR_STRUCT:
+        return struct_reach(w, t->struct_type, level);
+    case FBE_IR_OPTIONAL:
+    case FBE_IR_ARRAY:
+    case FBE_IR_VECTOR:
+    case FBE_IR_LIST:
+    case FBE_IR_SET:
+        return type_reach(w, t->elem, level);
+    case FBE_IR_MAP:
+    case FBE_IR_HASH: {
+        uint32_t k = type_reach(w, t->key, level), v = type_reach(w, t->elem, level);
+        return k > v ? k : v;
+    }
+    default:
+        return 0;
+    }
 }
 
 /* The first struct level inside a fixed value of height > 0. */
@@ -1291,7 +1345,7 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
     LLVMValueRef fn = f->entry[FBE_FINAL][JIT_VERIFY];
     jit_begin_function(e, fn);
     LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1);
-    LLVMValueRef size = LLVMGetParam(fn, 2), info = LLVMGetParam(fn, 3);
+    LLVMValueRef size = LLVMGetParam(fn, 2), info = LLVMGetParam(fn, 3), opts = LLVMGetParam(fn, 4);
     LLVMValueRef bad_arg = LLVMBuildOr(
         e->b, LLVMBuildIsNull(e->b, type, ""),
         LLVMBuildAnd(e->b, LLVMBuildIsNull(e->b, data, ""), icmp(e, LLVMIntNE, size, jit_i64(e, 0)), ""), "");
@@ -1309,20 +1363,67 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
     frame_fail ff = {.mode = M_VERIFY, .info = info, .st = st};
     LLVMValueRef end = check_frame(F, &ff, data, size);
     LLVMValueRef q;
-    LLVMValueRef left = jit_i64(e, (uint64_t)F->max_depth - 1);
+    /* The call's depth limit (options->max_depth, 0 or no options: the codec's).
+     * `same` holds when it cannot change the result compared with the codec's:
+     * no options, 0, or a limit no frame of S can reach when the codec's cannot
+     * either (S is not on a cycle). That path passes the codec's limit as a
+     * constant, which folds the depth checks of the code inlined into it, as
+     * before limits were per call; the other path passes the run-time limit. */
+    LLVMValueRef md = NULL, same = NULL;
+    uint32_t codec_max = fbe_codec_max_depth(e->codec), reach = F->reach[jit_struct_index(e, st)];
+    LLVMBasicBlockRef from_null = LLVMGetInsertBlock(e->b), has = jit_block(e, "has_options"),
+                      decided = jit_block(e, "depth_decided");
+    LLVMBuildCondBr(e->b, LLVMBuildIsNull(e->b, opts, ""), decided, has);
+    jit_position(e, has);
+    md = jit_load(e, e->i32, opts, offsetof(fbe_decode_options, max_depth));
+    same = icmp(e, LLVMIntEQ, md, jit_i32(e, 0));
+    if (reach <= codec_max)
+        same = LLVMBuildOr(e->b, same, icmp(e, LLVMIntUGE, md, jit_i32(e, reach)), "");
+    md = LLVMBuildSelect(e->b, icmp(e, LLVMIntEQ, md, jit_i32(e, 0)), jit_i32(e, codec_max), md, "");
+    LLVMBasicBlockRef from_has = LLVMGetInsertBlock(e->b);
+    LLVMBuildBr(e->b, decided);
+    jit_position(e, decided);
+    same = jit_phi2(e, e->i1, LLVMConstInt(e->i1, 1, 0), from_null, same, from_has);
+    md = jit_phi2(e, e->i32, jit_i32(e, codec_max), from_null, md, from_has);
+    /* levels allowed below the root's */
+    LLVMValueRef left = addc(e, LLVMBuildZExt(e->b, md, e->i64, ""), (uint64_t)-1);
     if (st->final_fixed) {
         frame_fail_at(F, &ff, icmp(e, LLVMIntUGT, jit_i64(e, 8 + (uint64_t)st->final_size), end),
                       FBE_TRUNCATED, 8);
-        if (F->max_depth < 1 + struct_height(st)) { /* a nested level is too deep */
+        uint32_t h = struct_height(st);
+        if (h > 0) { /* a nested level may be too deep for this call's limit */
+            LLVMValueRef deep = icmp(e, LLVMIntSLT, left, jit_i64(e, h));
+            if (codec_max >= 1 + h) /* never with the codec's limit */
+                deep = LLVMBuildAnd(e->b, deep, LLVMBuildNot(e->b, same, ""), "");
+            LLVMBasicBlockRef deep_bb = branch_unlikely(e, deep, "deep");
+            LLVMBasicBlockRef shallow = LLVMGetInsertBlock(e->b);
+            jit_position(e, deep_bb);
             LLVMValueRef args[] = {info, jit_i64(e, 8), left};
             LLVMValueRef r = call(e, F->depth_fn[jit_struct_index(e, st)], args, 3);
             ret_status_if(e, icmp(e, LLVMIntSLT, r, jit_i64(e, 0)),
                           LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, r, ""), e->i32, ""));
+            LLVMBuildBr(e->b, shallow);
+            jit_position(e, shallow);
         }
         q = jit_i64(e, 8 + (uint64_t)st->final_size);
     } else {
-        LLVMValueRef args[] = {data, end, info, jit_i64(e, 8), left};
-        q = call(e, f->final_verify, args, 5);
+        LLVMBasicBlockRef fast = jit_block(e, "codec_depth"), slow = jit_block(e, "call_depth"),
+                          join = jit_block(e, "walked");
+        LLVMBuildCondBr(e->b, same, fast, slow);
+        jit_position(e, fast);
+        LLVMValueRef args[] = {data, end, info, jit_i64(e, 8), jit_i64(e, (uint64_t)codec_max - 1)};
+        LLVMValueRef q_fast = call(e, f->final_verify, args, 5);
+        LLVMBuildBr(e->b, join);
+        jit_position(e, slow);
+        args[4] = left;
+        LLVMValueRef q_slow = call(e, f->final_verify, args, 5);
+        /* the rare path stays a call: inlining it too would double the code */
+        unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
+        LLVMAddCallSiteAttribute(q_slow, LLVMAttributeFunctionIndex,
+                                 LLVMCreateEnumAttribute(e->ctx, noinline, 0));
+        LLVMBuildBr(e->b, join);
+        jit_position(e, join);
+        q = jit_phi2(e, e->i64, q_fast, fast, q_slow, slow);
         ret_status_if(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)),
                       LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, q, ""), e->i32, ""));
     }
@@ -1362,8 +1463,7 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
         e->b, LLVMBuildIsNull(e->b, arena, ""),
         LLVMBuildAnd(e->b, LLVMBuildIsNull(e->b, data, ""), icmp(e, LLVMIntNE, size, jit_i64(e, 0)), ""), "");
     ret_status_if(e, bad_arg, jit_i32(e, FBE_INVALID_ARGUMENT));
-    LLVMValueRef md = jit_load(e, e->i32, opts, offsetof(fbe_decode_options, max_depth));
-    md = LLVMBuildSelect(e->b, icmp(e, LLVMIntEQ, md, jit_i32(e, 0)), jit_i32(e, F->max_depth), md, "");
+    LLVMValueRef md = jit_depth_limit(e, opts, false);
     LLVMValueRef left = addc(e, LLVMBuildZExt(e->b, md, e->i64, ""), (uint64_t)-1);
 
     frame_fail ff = {.mode = M_READ, .value = value, .st = st};
@@ -1408,15 +1508,23 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
 
 bool jit_emit_final(jit_emit *e, bool write, bool read)
 {
-    fin F = {.e = e, .max_depth = fbe_codec_max_depth(e->codec)};
+    fin F = {.e = e};
     F.decode_alloc = jit_decode_alloc_fn(e, &F.decode_alloc_t);
     F.depth_fn = calloc(e->count + 1, sizeof *F.depth_fn);
     F.copy_fn = calloc(e->count + 1, sizeof *F.copy_fn);
-    if (!F.depth_fn || !F.copy_fn) {
+    F.reach = calloc(e->count + 1, sizeof *F.reach);
+    unsigned char *reach_state = calloc(e->count + 1, 1);
+    if (!F.depth_fn || !F.copy_fn || !F.reach || !reach_state) {
         free(F.depth_fn);
         free(F.copy_fn);
+        free(F.reach);
+        free(reach_state);
         return false;
     }
+    reach_walk rw = {e, F.reach, reach_state};
+    for (size_t i = 0; i < e->count; i++)
+        struct_reach(&rw, e->codec->types[i].ir, 1);
+    free(reach_state);
     char name[512];
     for (size_t i = 0; i < e->count; i++) {
         const fbe_ir_struct *st = e->codec->types[i].ir;
@@ -1450,8 +1558,8 @@ bool jit_emit_final(jit_emit *e, bool write, bool read)
             snprintf(name, sizeof name, "final_copy.%s", st->c_name);
             F.copy_fn[i] = jit_declare(e, name, e->void_t, copy_p, 2, false);
         }
-        LLVMTypeRef ver_p[] = {e->ptr, e->ptr, e->i64, e->ptr};
-        jit_declare_entry(e, i, FBE_FINAL, JIT_VERIFY, e->i32, ver_p, 4);
+        LLVMTypeRef ver_p[] = {e->ptr, e->ptr, e->i64, e->ptr, e->ptr};
+        jit_declare_entry(e, i, FBE_FINAL, JIT_VERIFY, e->i32, ver_p, 5);
         LLVMTypeRef des_p[] = {e->ptr, e->ptr, e->i64, e->ptr, e->ptr, e->ptr};
         jit_declare_entry(e, i, FBE_FINAL, JIT_DESERIALIZE, e->i32, des_p, 6);
     }
@@ -1477,5 +1585,6 @@ bool jit_emit_final(jit_emit *e, bool write, bool read)
     }
     free(F.depth_fn);
     free(F.copy_fn);
+    free(F.reach);
     return true;
 }

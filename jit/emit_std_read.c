@@ -1249,7 +1249,8 @@ static void define_verify_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *
     LLVMValueRef fn = f->entry[FBE_STANDARD][JIT_VERIFY];
     begin(r, fn, st, true, false);
     LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1),
-                 size = LLVMGetParam(fn, 2), info = LLVMGetParam(fn, 3);
+                 size = LLVMGetParam(fn, 2), info = LLVMGetParam(fn, 3),
+                 options = LLVMGetParam(fn, 4);
     r->info = info;
 
     LLVMBasicBlockRef saved, bad_arg = at_block(r, "bad_argument", &saved);
@@ -1260,8 +1261,8 @@ static void define_verify_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *
     back(r, saved);
     check_arguments(r, type, data, size, bad_arg);
 
-    /* the root body is level 1 (max_depth >= 1) */
-    r->depth = jit_i32(e, fbe_codec_max_depth(e->codec) - 1);
+    /* the root body is level 1 (max_depth >= 1); the limit is the call's */
+    r->depth = LLVMBuildSub(e->b, jit_depth_limit(e, options, true), jit_i32(e, 1), "");
     r->ret_bb = at_block(r, "fail", &saved);
     LLVMBuildRet(e->b, local_load(r, r->status, e->i32));
     back(r, saved);
@@ -1315,8 +1316,7 @@ static void define_read_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *f)
     jit_position(e, has_arena);
     check_arguments(r, type, data, size, no_arena);
 
-    LLVMValueRef md = jit_load(e, e->i32, options, offsetof(fbe_decode_options, max_depth));
-    md = LLVMBuildSelect(e->b, is_zero(r, md), jit_i32(e, fbe_codec_max_depth(e->codec)), md, "");
+    LLVMValueRef md = jit_depth_limit(e, options, false);
     LLVMValueRef flags = jit_load(e, e->i32, options, offsetof(fbe_decode_options, flags));
     r->depth = LLVMBuildSub(e->b, md, jit_i32(e, 1), "");
     r->arena = arena;
@@ -1523,8 +1523,8 @@ bool jit_emit_std_read(jit_emit *e)
             add_fn_attr(e, f->std_verify, "alwaysinline");
             add_fn_attr(e, f->std_read, "alwaysinline");
         }
-        LLVMTypeRef verify_params[] = {e->ptr, e->ptr, e->i64, e->ptr};
-        jit_declare_entry(e, i, FBE_STANDARD, JIT_VERIFY, e->i32, verify_params, 4);
+        LLVMTypeRef verify_params[] = {e->ptr, e->ptr, e->i64, e->ptr, e->ptr};
+        jit_declare_entry(e, i, FBE_STANDARD, JIT_VERIFY, e->i32, verify_params, 5);
         LLVMTypeRef read_params[] = {e->ptr, e->ptr, e->i64, e->ptr, e->ptr, e->ptr};
         jit_declare_entry(e, i, FBE_STANDARD, JIT_DESERIALIZE, e->i32, read_params, 6);
     }

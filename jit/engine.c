@@ -450,9 +450,9 @@ static const fbe_model_ops *noted(const fbe_type *t, fbe_model m, int op)
         return noted(t, M, JIT_SERIALIZE)->serialize(t, v, o);                                \
     }                                                                                         \
     static fbe_status tramp_##m##_verify(const fbe_type *t, const uint8_t *d, size_t n,      \
-                                         fbe_verify_info *i)                                  \
+                                         fbe_verify_info *i, const fbe_decode_options *o)     \
     {                                                                                         \
-        return noted(t, M, JIT_VERIFY)->verify(t, d, n, i);                                   \
+        return noted(t, M, JIT_VERIFY)->verify(t, d, n, i, o);                                \
     }                                                                                         \
     static fbe_status tramp_##m##_deserialize(const fbe_type *t, const uint8_t *d, size_t n, \
                                               void *v, const fbe_decode_options *o,          \

@@ -88,10 +88,11 @@ static fbe_status unsupported_serialize(const fbe_type *type, const void *value,
 }
 
 static fbe_status unsupported_verify(const fbe_type *type, const uint8_t *data, size_t size,
-                                     fbe_verify_info *info)
+                                     fbe_verify_info *info, const fbe_decode_options *options)
 {
     (void)data;
     (void)size;
+    (void)options;
     if (info)
         *info = (fbe_verify_info){FBE_UNSUPPORTED, 0, type->ir, NULL};
     return FBE_UNSUPPORTED;

@@ -777,8 +777,10 @@ static fbe_status dispatch(fbe_receiver *r, const uint8_t *frame, size_t size)
     bool wanted = r->proxy ? r->on_frame != NULL
                            : fn || r->log || (r->intercept && r->intercept_wants[idx]);
     bool verify = !(r->flags & FBE_RECEIVE_NO_VERIFY);
+    /* verify applies the receiver's depth limit as deserialize does */
+    const fbe_decode_options depth = {.max_depth = r->max_depth};
     if (verify) {
-        st = fbe_verify(t, r->model, frame, size, &err.verify);
+        st = fbe_verify_with(t, r->model, frame, size, &err.verify, &depth);
         if (st != FBE_OK) {
             err.status = st;
             return report(r, &err);
@@ -804,7 +806,7 @@ static fbe_status dispatch(fbe_receiver *r, const uint8_t *frame, size_t size)
         err.status = err.verify.status = st;
         /* Without the verify pass, ask verify where the problem is. */
         if (!verify && is_frame_status(st))
-            (void)fbe_verify(t, r->model, frame, size, &err.verify);
+            (void)fbe_verify_with(t, r->model, frame, size, &err.verify, &depth);
         fbe_arena_reset(&r->arena);
         return report(r, &err);
     }

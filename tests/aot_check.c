@@ -22,6 +22,7 @@
  * image's defaults). Prints one line per failure and a summary; exits 1 if any
  * check failed. */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,7 @@ static const char *package = STR(AOT_PACKAGE);
 
 enum {
     C_STD_VERIFY, C_FINAL_VERIFY, C_STD_READ, C_FINAL_READ, C_STD_WRITE, C_FINAL_WRITE,
-    C_DEF_STD, C_DEF_FINAL, C_VERSIONING, C_DIRECT, C_BUDGET, C_COUNT
+    C_DEF_STD, C_DEF_FINAL, C_VERSIONING, C_DIRECT, C_BUDGET, C_DEPTH, C_COUNT
 };
 
 static const char *const check_names[C_COUNT] = {
@@ -60,9 +61,11 @@ static const char *const check_names[C_COUNT] = {
     "final size + serialize == .final.bin", "default: fbe_init + pins, std == .bin",
     "default: fbe_init + pins, final == .final.bin", "versioning: read + print == .txt",
     "entry point symbols", "decode budget: max_memory 1 (both models)",
+    "per-call depth: verify == deserialize (both models)",
 };
 
 static unsigned passed[C_COUNT], failed[C_COUNT], skipped[C_COUNT];
+static unsigned long depth_too_deep; /* per-call limits that rejected a golden frame */
 
 static void result(int check, bool ok, const char *where, const char *why)
 {
@@ -235,6 +238,45 @@ static void decoded_free(decoded *d)
     free(d->value);
 }
 
+/* Per-call nesting limits (docs/codec.md, Nesting depth): verify with the decode
+ * options reports what deserialize reports with the same options, for limits
+ * below, at and above the codec's, and the codec's own limit needs no options.
+ * Counts the limits that made a golden frame too deep in *too_deep. */
+static bool depth_agrees(const fbe_type *t, fbe_model m, const uint8_t *data, size_t n,
+                         unsigned long *too_deep, char *why, size_t size)
+{
+    static const unsigned limits[] = {1, 2, 3, 0, FBE_DEFAULT_MAX_DEPTH, 1000, UINT_MAX};
+    unsigned codec = fbe_codec_max_depth(t->codec);
+    /* a struct field is always present in a frame of this schema: level 2 */
+    bool nested = false;
+    for (size_t f = 0; f < t->ir->field_count; f++)
+        nested |= t->ir->fields[f].type->kind == FBE_IR_STRUCT;
+    void *value = calloc(1, t->ir->host_size ? t->ir->host_size : 1);
+    bool ok = true;
+    for (size_t i = 0; ok && i < sizeof limits / sizeof *limits; i++) {
+        fbe_arena a;
+        fbe_arena_init(&a, NULL, NULL);
+        fbe_decode_options o = {.arena = &a, .max_depth = limits[i]};
+        fbe_verify_info info;
+        fbe_status vs = fbe_verify_with(t, m, data, n, &info, &o);
+        fbe_status ds = fbe_deserialize(t, m, data, n, value, &o, NULL);
+        unsigned limit = limits[i] ? limits[i] : codec;
+        fbe_status plain = limit == codec ? fbe_verify(t, m, data, n, NULL) : vs;
+        if (vs == FBE_TOO_DEEP)
+            (*too_deep)++;
+        if (vs != ds || plain != vs || info.status != vs || (limit >= codec && vs != FBE_OK) ||
+            (limit == 1 && nested && vs != FBE_TOO_DEEP)) {
+            snprintf(why, size, "%s, max_depth %u: verify %s (without options %s), deserialize %s",
+                     m == FBE_STANDARD ? "std" : "final", limits[i], fbe_status_name(vs),
+                     fbe_status_name(plain), fbe_status_name(ds));
+            ok = false;
+        }
+        fbe_arena_free(&a);
+    }
+    free(value);
+    return ok;
+}
+
 /* ---- pinned non-deterministic defaults (golden README, "Determinism") --------------- */
 
 static const uint64_t pin_timestamp = UINT64_C(1543145597933463000);
@@ -359,6 +401,14 @@ static void check_case(const fbe_codec *codec, const char *type, const char *nam
         decoded_free(&ds);
     if (df.value)
         decoded_free(&df);
+    if (has(t, FBE_STANDARD, FBE_OP_VERIFY) && has(t, FBE_STANDARD, FBE_OP_DESERIALIZE) &&
+        has(t, FBE_FINAL, FBE_OP_VERIFY) && has(t, FBE_FINAL, FBE_OP_DESERIALIZE))
+        result(C_DEPTH,
+               depth_agrees(t, FBE_STANDARD, bin, nb, &depth_too_deep, why, sizeof why) &&
+                   depth_agrees(t, FBE_FINAL, fin, nf, &depth_too_deep, why, sizeof why),
+               where, why);
+    else
+        skipped[C_DEPTH]++;
 
     if (strcmp(name, "default") == 0) {
         uint8_t *dv = calloc(1, t->ir->host_size ? t->ir->host_size : 1);
@@ -551,5 +601,6 @@ int main(int argc, char **argv)
                skipped[c]);
         total_failed += failed[c];
     }
+    printf("  per-call depth limits that rejected a frame: %lu\n", depth_too_deep);
     return bad || total_failed ? 1 : 0;
 }

@@ -15,6 +15,7 @@
  *   static_diff GOLDEN_DIR VALUES_PER_TYPE
  * Prints one line per divergence (at most 40) and a summary; exits 1 if any. */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,11 +166,14 @@ static void compare_read(const pair *p, fbe_model m, const uint8_t *src, size_t 
     checks++;
     fbe_verify_info vi[2];
     fbe_status vs[2];
+    /* verify takes the per-call depth limit as deserialize does */
+    fbe_decode_options vo = {.max_depth = max_depth};
     for (int b = 0; b < 2; b++) {
         memset(&vi[b], 0x77, sizeof vi[b]);
-        vs[b] = fbe_verify(p->t[b], m, data, n, &vi[b]);
+        vs[b] = max_depth ? fbe_verify_with(p->t[b], m, data, n, &vi[b], &vo)
+                          : fbe_verify(p->t[b], m, data, n, &vi[b]);
     }
-    if (max_depth == 0 && arena_limit == 0 &&
+    if (arena_limit == 0 &&
         (vs[0] != vs[1] || vi[0].status != vi[1].status || vi[0].offset != vi[1].offset ||
          strcmp(sname(vi[0].type), sname(vi[1].type)) != 0 ||
          strcmp(fname(vi[0].field), fname(vi[1].field)) != 0 ||
@@ -212,7 +216,7 @@ static void compare_read(const pair *p, fbe_model m, const uint8_t *src, size_t 
         diverge(tn, label, "%s deserialize (%s): values differ:\n  interp ...%.200s\n  static ...%.200s",
                 m ? "final" : "std", fbe_status_name(ds[0]), text[0] + at, text[1] + at);
     }
-    if (max_depth == 0 && arena_limit == 0 && read_budget == 0 && vs[0] != ds[0] &&
+    if (arena_limit == 0 && read_budget == 0 && vs[0] != ds[0] &&
         ds[0] != FBE_NOMEM)
         diverge(tn, label, "interpreter verify %s but deserialize %s (not a static backend bug)",
                 fbe_status_name(vs[0]), fbe_status_name(ds[0]));
@@ -269,9 +273,10 @@ static void mutate(const pair *p, fbe_model m, const uint8_t *buf, size_t n, con
         snprintf(label, sizeof label, "%s byte %zu ^= 0x%02x", name, at, mask);
         compare_read(p, m, copy, n, 0, 0, (unsigned)(k & 1) * FBE_DECODE_BORROW, label);
     }
-    for (unsigned d = 1; d <= 4; d++) {
-        snprintf(label, sizeof label, "%s max_depth %u", name, d);
-        compare_read(p, m, buf, n, d, 0, 0, label);
+    static const unsigned depths[] = {1, 2, 3, 4, FBE_DEFAULT_MAX_DEPTH, 1000, UINT_MAX};
+    for (size_t d = 0; d < sizeof depths / sizeof *depths; d++) {
+        snprintf(label, sizeof label, "%s max_depth %u", name, depths[d]);
+        compare_read(p, m, buf, n, depths[d], 0, 0, label);
     }
     for (size_t lim = 4200; lim <= 4200 + 3 * 4096; lim += 4096) {
         snprintf(label, sizeof label, "%s arena limit %zu", name, lim);

@@ -4,6 +4,7 @@
 #include "test_util.h"
 
 #include <stdbool.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1176,6 +1177,17 @@ static void test_depth(void **state)
     assert_int_equal(decode_depth(t, buf, len, 0), FBE_TOO_DEEP);
     assert_int_equal(decode_depth(t, buf, len, 65), FBE_OK); /* options override */
     assert_int_equal(decode_depth(t, buf, len, 3), FBE_TOO_DEEP);
+    /* verify takes the same options */
+    fbe_decode_options vo = {.max_depth = 65};
+    assert_int_equal(fbe_verify_with(t, FBE_FINAL, buf, len, NULL, &vo), FBE_OK);
+    vo.max_depth = UINT_MAX;
+    assert_int_equal(fbe_verify_with(t, FBE_FINAL, buf, len, NULL, &vo), FBE_OK);
+    vo.max_depth = 3;
+    fbe_verify_info vinfo;
+    assert_int_equal(fbe_verify_with(t, FBE_FINAL, buf, len, &vinfo, &vo), FBE_TOO_DEEP);
+    assert_int_equal(vinfo.offset, 8 + 4 * 3);
+    vo.max_depth = 0;
+    assert_int_equal(fbe_verify_with(t, FBE_FINAL, buf, len, NULL, &vo), FBE_TOO_DEEP);
     len = build_chain(buf, 3);
     assert_int_equal(decode_depth(t, buf, len, 3), FBE_OK);
     assert_int_equal(decode_depth(t, buf, len, 2), FBE_TOO_DEEP);
@@ -1191,6 +1203,8 @@ static void test_depth(void **state)
     assert_int_equal(fbe_verify(t, FBE_FINAL, buf, len, NULL), FBE_OK);
     len = build_chain(buf, 4);
     check_verify(t, buf, len, FBE_TOO_DEEP, 8 + 4 * 3, "kids");
+    assert_int_equal(fbe_verify_with(t, FBE_FINAL, buf, len, NULL, &(fbe_decode_options){.max_depth = 4}),
+                     FBE_OK);
     env_free(&e);
 
     /* struct levels inside fixed-size structs count too */
@@ -1201,6 +1215,8 @@ static void test_depth(void **state)
     check_verify(t, g, sizeof g, FBE_TOO_DEEP, 8, "e");
     assert_int_equal(decode_depth(t, g, sizeof g, 0), FBE_TOO_DEEP);
     assert_int_equal(decode_depth(t, g, sizeof g, 3), FBE_OK);
+    assert_int_equal(fbe_verify_with(t, FBE_FINAL, g, sizeof g, NULL, &(fbe_decode_options){.max_depth = 3}),
+                     FBE_OK);
     /* a fixed run is bounds-checked before its levels are */
     static const uint8_t g_cut[8] = {8, 0, 0, 0, 3, 0, 0, 0};
     check_verify(t, g_cut, sizeof g_cut, FBE_TRUNCATED, 8, NULL);

@@ -8,6 +8,7 @@
 
 #include "test_util.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1427,6 +1428,18 @@ static void test_too_deep(void **state)
     opts.max_depth = 3;
     assert_int_equal(fbe_deserialize(t, FBE_STANDARD, b, len, &root, &opts, NULL),
                      FBE_TOO_DEEP);
+    /* and verify, with the same options (NULL or 0: the codec's limit) */
+    fbe_verify_info info;
+    assert_int_equal(fbe_verify_with(t, FBE_STANDARD, b, len, &info, &opts), FBE_TOO_DEEP);
+    assert_int_equal(info.offset, 8 + 17 * 2 + 13);
+    assert_string_equal(info.field->name, "next");
+    fbe_decode_options vopts = {.max_depth = 65}; /* verify needs no arena */
+    assert_int_equal(fbe_verify_with(t, FBE_STANDARD, b, len, &info, &vopts), FBE_OK);
+    vopts.max_depth = UINT_MAX;
+    assert_int_equal(fbe_verify_with(t, FBE_STANDARD, b, len, NULL, &vopts), FBE_OK);
+    vopts.max_depth = 0;
+    assert_int_equal(fbe_verify_with(t, FBE_STANDARD, b, len, NULL, &vopts), FBE_TOO_DEEP);
+    assert_int_equal(fbe_verify_with(t, FBE_STANDARD, b, len, NULL, NULL), FBE_TOO_DEEP);
     fbe_arena_free(&arena);
     free(b);
     fixture_free(&fx);
@@ -1440,6 +1453,9 @@ static void test_too_deep(void **state)
     free(b);
     b = build_chain(tn, 4, &len);
     expect_fail(t, b, len, FBE_TOO_DEEP, 8 + 17 * 2 + 13, "next");
+    /* a per-call limit above the codec's replaces it, for verify as for deserialize */
+    fbe_decode_options above = {.max_depth = 4};
+    assert_int_equal(fbe_verify_with(t, FBE_STANDARD, b, len, NULL, &above), FBE_OK);
     free(b);
     fixture_free(&fx);
 }

@@ -12,6 +12,7 @@
  * saturation and TOO_LARGE, too-small buffers, failing arenas, invalid arguments. */
 #include "test_util.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -148,11 +149,14 @@ static void outcome_free(outcome *o)
 }
 
 /* verify, then deserialize (copy and borrow) into values full of garbage (every
- * field must be written). opt_depth: options.max_depth. */
+ * field must be written). opt_depth: options.max_depth, of both (0: verify
+ * without options, the codec's limit). */
 static void run(const fbe_type *t, const uint8_t *data, size_t len, unsigned opt_depth, outcome *o)
 {
     memset(&o->info, 0x5A, sizeof o->info);
-    o->vst = fbe_verify(t, FBE_FINAL, data, len, &o->info);
+    fbe_decode_options vo = {.max_depth = opt_depth}; /* verify needs no arena */
+    o->vst = opt_depth ? fbe_verify_with(t, FBE_FINAL, data, len, &o->info, &vo)
+                       : fbe_verify(t, FBE_FINAL, data, len, &o->info);
     fbe_arena_reset(&o->arena);
     for (int borrow = 0; borrow < 2; borrow++) {
         fbe_decode_options opts = {.arena = &o->arena,
@@ -279,6 +283,11 @@ static fbe_status compare(report *r, bench *b, const fbe_type *ti, const fbe_typ
         return i->vst;
     }
     outcome *oi = &b->oi, *oj = &b->oj;
+    /* verify and deserialize apply the same limits (no arena limit here) */
+    if (i->vst != i->dst[0] || j->vst != j->dst[0])
+        report_fail(r, "%s [%ld]: verify and deserialize disagree: interp %s / %s, jit %s / %s", what,
+                    detail, fbe_status_name(i->vst), fbe_status_name(i->dst[0]),
+                    fbe_status_name(j->vst), fbe_status_name(j->dst[0]));
     for (int k = 0; k < 2; k++) {
         if (i->dst[k] != j->dst[k] || i->consumed[k] != j->consumed[k]) {
             report_fail(r, "%s [%ld]: deserialize%s interp %s (%zu), jit %s (%zu)", what, detail,
@@ -493,9 +502,11 @@ static void golden_case(const fbe_type *ti, const fbe_type *tj, const uint8_t *d
     sweep(&c->r, &c->b, ti, tj, data, len, &g, mutations, print_all, path);
     truncation_step = 1;
     c->mutations += mutations;
-    /* nesting limits on every case, per call */
-    for (unsigned d = 1; d <= 4; d++)
-        compare(&c->r, &c->b, ti, tj, data, len, d, true, path, -(long)d - 100);
+    /* nesting limits on every case, per call (verify and deserialize): small ones,
+     * the codec's own and larger ones */
+    static const unsigned depths[] = {1, 2, 3, 4, FBE_DEFAULT_MAX_DEPTH, 200, UINT_MAX};
+    for (size_t d = 0; d < sizeof depths / sizeof *depths; d++)
+        compare(&c->r, &c->b, ti, tj, data, len, depths[d], true, path, -(long)d - 100);
     if (c->r.failures == before)
         c->passed++;
 }
@@ -515,8 +526,9 @@ static void test_golden(void **state)
     free(c);
 }
 
-/* Codecs compiled with small depth limits: verify's limit is the codec's (the
- * limit per call, options.max_depth, is exercised on every golden case above). */
+/* Codecs compiled with small depth limits, and per-call limits below, equal to
+ * and above theirs (the per-call limit replaces the codec's, for verify as for
+ * deserialize; it is exercised on every golden case above too). */
 static void test_golden_depth(void **state)
 {
     (void)state;
@@ -549,8 +561,10 @@ static void test_golden_depth(void **state)
                 const fbe_type *ti = type_in(p.interp, cases[k].type);
                 const fbe_type *tj = type_in(p.jit, cases[k].type);
                 sweep(&r, &b, ti, tj, data, len, &g, 256, true, what);
-                for (unsigned o = 1; o <= 4; o++)
-                    compare(&r, &b, ti, tj, data, len, o, true, what, -(long)o - 100);
+                for (unsigned o = 1; o <= 5; o++) {
+                    unsigned od = o == 5 ? FBE_DEFAULT_MAX_DEPTH : o;
+                    compare(&r, &b, ti, tj, data, len, od, true, what, -(long)od - 100);
+                }
                 free(data);
             }
             pair_free(&p);

@@ -11,6 +11,7 @@
  * of structs, older/newer writers with defaults). Everything is deterministic. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,8 +213,14 @@ static fbe_status compare(cmp *c, const char *what, const fbe_type *ti, const fb
     fbe_verify_info ii, ij;
     memset(&ii, 0x5A, sizeof ii);
     memset(&ij, 0x5A, sizeof ij);
-    fbe_status vi = fbe_verify(ti, FBE_STANDARD, data, n, &ii);
-    fbe_status vj = fbe_verify(tj, FBE_STANDARD, data, n, &ij);
+    /* verify takes deserialize's depth option; 0 (or no options) is the codec's
+     * limit, and verify ignores the arena */
+    fbe_decode_options vo = {.arena = (c->runs & 4) ? &c->ai : NULL, .max_depth = c->max_depth};
+    bool with = c->max_depth || (c->runs & 1);
+    fbe_status vi = with ? fbe_verify_with(ti, FBE_STANDARD, data, n, &ii, &vo)
+                         : fbe_verify(ti, FBE_STANDARD, data, n, &ii);
+    fbe_status vj = with ? fbe_verify_with(tj, FBE_STANDARD, data, n, &ij, &vo)
+                         : fbe_verify(tj, FBE_STANDARD, data, n, &ij);
     if (vi < FBE_STATUS_COUNT)
         c->by_status[vi]++;
     if (vi != vj || ii.status != ij.status || ii.offset != ij.offset || ii.type != ij.type ||
@@ -224,7 +231,7 @@ static fbe_status compare(cmp *c, const char *what, const fbe_type *ti, const fb
                  fname(ii.field), fbe_status_name(vj), fbe_status_name(ij.status), ij.offset,
                  sname(ij.type), fname(ij.field));
     /* info may be NULL */
-    fbe_status vj2 = fbe_verify(tj, FBE_STANDARD, data, n, NULL);
+    fbe_status vj2 = fbe_verify_with(tj, FBE_STANDARD, data, n, NULL, &vo);
     if (vj2 != vj)
         cmp_fail(c, what, label, "verify with info NULL returned %s, with info %s",
                  fbe_status_name(vj2), fbe_status_name(vj));
@@ -257,7 +264,7 @@ static fbe_status compare(cmp *c, const char *what, const fbe_type *ti, const fb
                  fbe_status_name(di), ci, fbe_status_name(dj), cj);
         return vi;
     }
-    bool same_limits = c->arena_limit == 0 && c->max_depth == 0;
+    bool same_limits = c->arena_limit == 0; /* verify has the same depth limit */
     if (same_limits && di != vi)
         cmp_fail(c, what, label, "interpreter: verify %s but deserialize %s", fbe_status_name(vi),
                  fbe_status_name(di));
@@ -285,6 +292,13 @@ static fbe_status compare(cmp *c, const char *what, const fbe_type *ti, const fb
     fbe_buffer_clear(&c->bj);
     fbe_status si = fbe_serialize(ti, FBE_STANDARD, c->vi, &c->bi);
     fbe_status sj = fbe_serialize(ti, FBE_STANDARD, c->vj, &c->bj);
+    if (c->max_depth > fbe_codec_max_depth(ti->codec) && si == FBE_TOO_DEEP && sj == FBE_TOO_DEEP) {
+        /* decoded with a per-call limit above the codec's: a value its serialize
+         * refuses (docs/codec.md, Nesting depth), the JIT's as well */
+        if (fbe_serialize(tj, FBE_STANDARD, c->vj, &c->bj) != FBE_TOO_DEEP)
+            cmp_fail(c, what, label, "JIT serialize of a too deep value did not fail");
+        return vi;
+    }
     if (si != FBE_OK || sj != FBE_OK || c->bi.size != c->bj.size ||
         memcmp(c->bi.data, c->bj.data, c->bi.size) != 0)
         cmp_fail(c, what, label, "re-serialized bytes differ (%s %zu vs %s %zu)",
@@ -590,21 +604,31 @@ static void test_golden_mutations(void **state)
     assert_int_equal(failures, 0);
 }
 
-/* Depth limits: from the decode options and from the codec. */
+/* Depth limits: from the decode options (verify and deserialize, per call) and
+ * from the codec. Per-call limits: 1..4, the codec's own (64) given explicitly,
+ * and larger than the codec's, on the default codecs and on codecs compiled with
+ * a small limit. */
 static void test_depth_limits(void **state)
 {
     env *v = *state;
     cmp c;
     cmp_init(&c);
-    unsigned long too_deep = 0;
-    for (unsigned depth = 1; depth <= 4; depth++) {
+    unsigned long too_deep = 0, option_too_deep = 0;
+    static const unsigned depths[] = {1, 2, 3, 4, FBE_DEFAULT_MAX_DEPTH, 200, UINT_MAX};
+    /* the limit is a run-time parameter: the default codecs compile nothing more
+     * and keep every entry point while the per-call limit changes */
+    fbe_jit_stats before[GOLDEN_COUNT];
+    for (int i = 0; i < GOLDEN_COUNT; i++)
+        before[i] = fbe_jit_codec_stats(v->p[i].jit);
+    for (size_t d = 0; d < sizeof depths / sizeof *depths; d++) {
+        unsigned depth = depths[d];
         c.max_depth = depth;
         /* codecs compiled with the limit (the large test schema at one depth only:
          * compiling it is the slow part) */
         pair limited[GOLDEN_COUNT];
         memset(limited, 0, sizeof limited);
         for (int i = 0; i < GOLDEN_COUNT; i++)
-            if (strcmp(golden_names[i], "test") != 0 || depth == 3)
+            if (depth <= 4 && (strcmp(golden_names[i], "test") != 0 || depth == 3))
                 pair_make(&limited[i], load_golden(golden_names[i]), depth);
         for (size_t i = 0; i < v->row_count; i++) {
             const row *r = &v->rows[i];
@@ -623,11 +647,18 @@ static void test_depth_limits(void **state)
                                   fbe_codec_type(p->jit, r->type), exact, n,
                                   "codec depth") == FBE_TOO_DEEP)
                 too_deep++;
+            /* a per-call limit above the small codec's replaces it */
+            c.max_depth = depth + 2;
+            if (p->jit && compare(&c, r->bin, fbe_codec_type(p->interp, r->type),
+                                  fbe_codec_type(p->jit, r->type), exact, n,
+                                  "option above codec depth") == FBE_TOO_DEEP)
+                too_deep++;
             c.max_depth = saved;
-            /* option limit (deserialize only; verify uses the default codec) */
+            /* option limit (verify and deserialize) on the default codecs */
             p = env_pair(v, r->schema);
-            compare(&c, r->bin, fbe_codec_type(p->interp, r->type),
-                    fbe_codec_type(p->jit, r->type), exact, n, "option depth");
+            if (compare(&c, r->bin, fbe_codec_type(p->interp, r->type),
+                        fbe_codec_type(p->jit, r->type), exact, n, "option depth") == FBE_TOO_DEEP)
+                option_too_deep++;
             free(exact);
             free(data);
         }
@@ -635,9 +666,19 @@ static void test_depth_limits(void **state)
             if (limited[i].jit)
                 pair_free(&limited[i]);
     }
-    print_message("depth limits: %lu runs, %lu TOO_DEEP, %lu failures\n", c.runs, too_deep,
-                  c.failures);
+    print_message("depth limits: %lu runs, %lu TOO_DEEP (%lu by a per-call limit), %lu failures\n",
+                  c.runs, too_deep + option_too_deep, option_too_deep, c.failures);
     assert_true(too_deep > 0);
+    assert_true(option_too_deep > 0);
+    for (int i = 0; i < GOLDEN_COUNT; i++) {
+        fbe_jit_stats after = fbe_jit_codec_stats(v->p[i].jit);
+        assert_int_equal(fbe_codec_backend(v->p[i].jit), FBE_BACKEND_JIT);
+        assert_int_equal(after.functions, before[i].functions);
+        assert_int_equal(after.pending, 0);
+        assert_int_equal(after.code_bytes, before[i].code_bytes);
+        assert_true(after.lower_ms == before[i].lower_ms && after.optimize_ms == before[i].optimize_ms &&
+                    after.codegen_ms == before[i].codegen_ms);
+    }
     unsigned long failures = c.failures;
     cmp_free(&c);
     assert_int_equal(failures, 0);
@@ -1063,7 +1104,7 @@ static void test_arguments(void **state)
     assert_int_equal(ii.offset, ij.offset);
     assert_ptr_equal(ii.type, ij.type);
     assert_ptr_equal(ii.field, ij.field);
-    assert_int_equal(tj->ops[FBE_STANDARD].verify(tj, NULL, 0, &ij), FBE_TRUNCATED);
+    assert_int_equal(tj->ops[FBE_STANDARD].verify(tj, NULL, 0, &ij, NULL), FBE_TRUNCATED);
     uint8_t vi[128], vj[128];
     memset(vi, 0x33, sizeof vi);
     memset(vj, 0x33, sizeof vj);

@@ -58,7 +58,7 @@ static void write_aot_block(FILE *out, const fbe_schema *schema, const size_t mi
             if (!missing[m][2])
                 fprintf(out,
                         "fbe_status fbe_%s_%s_verify(const fbe_type *type, const uint8_t *data,\n"
-                        "    size_t size, fbe_verify_info *info);\n",
+                        "    size_t size, fbe_verify_info *info, const fbe_decode_options *options);\n",
                         c, model);
             if (!missing[m][3])
                 fprintf(out,

@@ -23,13 +23,13 @@ static void entries(gc *g, size_t k)
                   "size_t %s_%s_std_size(const fbe_type *type, const void *value);\n"
                   "fbe_status %s_%s_std_serialize(const fbe_type *type, const void *value, fbe_buffer *out);\n"
                   "fbe_status %s_%s_std_verify(const fbe_type *type, const uint8_t *data, size_t size,\n"
-                  "    fbe_verify_info *info);\n"
+                  "    fbe_verify_info *info, const fbe_decode_options *options);\n"
                   "fbe_status %s_%s_std_deserialize(const fbe_type *type, const uint8_t *data, size_t size,\n"
                   "    void *value, const fbe_decode_options *options, size_t *consumed);\n"
                   "size_t %s_%s_final_size(const fbe_type *type, const void *value);\n"
                   "fbe_status %s_%s_final_serialize(const fbe_type *type, const void *value, fbe_buffer *out);\n"
                   "fbe_status %s_%s_final_verify(const fbe_type *type, const uint8_t *data, size_t size,\n"
-                  "    fbe_verify_info *info);\n"
+                  "    fbe_verify_info *info, const fbe_decode_options *options);\n"
                   "fbe_status %s_%s_final_deserialize(const fbe_type *type, const uint8_t *data, size_t size,\n"
                   "    void *value, const fbe_decode_options *options, size_t *consumed);\n\n",
                   pre, c, pre, c, pre, c, pre, c, pre, c, pre, c, pre, c, pre, c);
@@ -56,11 +56,11 @@ static void entries(gc *g, size_t k)
               stor, pre, c, k, k);
     gc_printf(g,
               "%sfbe_status %s_%s_std_verify(const fbe_type *type, const uint8_t *data, size_t size,\n"
-              "    fbe_verify_info *info)\n{\n"
+              "    fbe_verify_info *info, const fbe_decode_options *options)\n{\n"
               "    if (!type || (!data && size)) {\n"
               "        if (info)\n            *info = (fbe_verify_info){.status = FBE_INVALID_ARGUMENT};\n"
               "        return FBE_INVALID_ARGUMENT;\n    }\n"
-              "    sc_rd rd = {.max_depth = SC_MAX_DEPTH};\n    sc_rd *r = &rd;\n"
+              "    sc_rd rd = {.max_depth = options && options->max_depth ? options->max_depth : SC_MAX_DEPTH};\n    sc_rd *r = &rd;\n"
               "    fbe_status st = sc_chk_frame(r, data, size);\n"
               "    if (st == FBE_OK)\n        st = s%zu_sv(r, 4, 0, 1);\n"
               "    if (info) {\n"
@@ -116,11 +116,11 @@ static void entries(gc *g, size_t k)
               stor, pre, c, k, st->type_number, k);
     gc_printf(g,
               "%sfbe_status %s_%s_final_verify(const fbe_type *type, const uint8_t *data, size_t size,\n"
-              "    fbe_verify_info *info)\n{\n"
+              "    fbe_verify_info *info, const fbe_decode_options *options)\n{\n"
               "    if (!type || (!data && size)) {\n"
               "        if (info)\n            *info = (fbe_verify_info){FBE_INVALID_ARGUMENT, 0, NULL, NULL};\n"
               "        return FBE_INVALID_ARGUMENT;\n    }\n"
-              "    sc_frd r = {.max_depth = SC_MAX_DEPTH};\n"
+              "    sc_frd r = {.max_depth = options && options->max_depth ? options->max_depth : SC_MAX_DEPTH};\n"
               "    fbe_status st = sc_fchk_frame(&r, %" PRIu32 "u, data, size);\n"
               "    if (st == FBE_OK) {\n"
               "        const uint8_t *q = s%zu_fv(&r, data + 8, 1);\n"

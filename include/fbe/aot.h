@@ -31,8 +31,9 @@
 extern "C" {
 #endif
 
-/* Bumped whenever fbe_aot_image, fbe_aot_type or the IR structs change. */
-#define FBE_AOT_ABI_VERSION 2u
+/* Bumped whenever fbe_aot_image, fbe_aot_type, the IR structs or the entry points'
+ * signatures change (3: fbe_verify_fn takes the decode options). */
+#define FBE_AOT_ABI_VERSION 3u
 
 /* One struct type of an image: its IR (inside the image) and the native entry
  * points. A NULL entry point was not lowered natively when the object was
@@ -45,7 +46,7 @@ typedef struct fbe_aot_type {
 typedef struct fbe_aot_image {
     uint32_t abi_version;    /* FBE_AOT_ABI_VERSION of the compiler */
     uint32_t layout_check;   /* FBE_AOT_LAYOUT_CHECK of the compiler */
-    uint32_t max_depth;      /* nesting limit compiled into verify/deserialize */
+    uint32_t max_depth;      /* the codec's nesting limit (options->max_depth overrides it per call) */
     uint32_t flags;          /* FBE_AOT_IMAGE_* */
     const char *fbe_version; /* of the fbec that wrote the object */
     const char *target;      /* triple, CPU and features the code was compiled for */

@@ -61,10 +61,12 @@ enum {
     FBE_DECODE_STRICT_ORDER = 1u << 1
 };
 
+/* deserialize's options; verify takes them too (fbe_verify_with) and uses only
+ * max_depth: arena, flags and max_memory are ignored by verify. */
 typedef struct fbe_decode_options {
-    fbe_arena *arena;   /* required: collections and optional structs live here */
+    fbe_arena *arena;   /* required by deserialize: collections and optional structs live here */
     unsigned flags;     /* FBE_DECODE_* */
-    unsigned max_depth; /* 0: the codec's limit */
+    unsigned max_depth; /* 0: the codec's limit; any other value replaces it for this call */
     /* The most one call may add to the arena (arena.h, "the decode budget"); past
      * it deserialize fails with FBE_MEMORY_LIMIT. 0: FBE_DECODE_MEMORY_FACTOR x the
      * frame's size + FBE_DECODE_MEMORY_BASE; SIZE_MAX: no budget. */
@@ -73,8 +75,9 @@ typedef struct fbe_decode_options {
 
 typedef size_t (*fbe_size_fn)(const fbe_type *type, const void *value);
 typedef fbe_status (*fbe_serialize_fn)(const fbe_type *type, const void *value, fbe_buffer *out);
+/* options may be NULL (the codec's limits); verify reads only options->max_depth. */
 typedef fbe_status (*fbe_verify_fn)(const fbe_type *type, const uint8_t *data, size_t size,
-                                    fbe_verify_info *info);
+                                    fbe_verify_info *info, const fbe_decode_options *options);
 typedef fbe_status (*fbe_deserialize_fn)(const fbe_type *type, const uint8_t *data, size_t size,
                                          void *value, const fbe_decode_options *options,
                                          size_t *consumed);
@@ -137,11 +140,23 @@ static inline fbe_status fbe_serialize(const fbe_type *t, fbe_model m, const voi
     return FBE_LOAD_OP_(t, m, serialize)(t, value, out);
 }
 
-/* info may be NULL. */
+/* info may be NULL. The codec's nesting limit. */
 static inline fbe_status fbe_verify(const fbe_type *t, fbe_model m, const uint8_t *data,
                                     size_t size, fbe_verify_info *info)
 {
-    return FBE_LOAD_OP_(t, m, verify)(t, data, size, info);
+    return FBE_LOAD_OP_(t, m, verify)(t, data, size, info, NULL);
+}
+
+/* The same with deserialize's options (may be NULL): options->max_depth (0: the
+ * codec's) limits the nesting for this call, exactly as deserialize applies it,
+ * so both report the same status for the same options. arena, flags and
+ * max_memory are ignored (verify allocates nothing). Changing the limit per
+ * call never recompiles anything. */
+static inline fbe_status fbe_verify_with(const fbe_type *t, fbe_model m, const uint8_t *data,
+                                         size_t size, fbe_verify_info *info,
+                                         const fbe_decode_options *options)
+{
+    return FBE_LOAD_OP_(t, m, verify)(t, data, size, info, options);
 }
 
 /* Fills every field of *value (fields the bytes lack get their schema defaults).

@@ -110,7 +110,8 @@ typedef struct fbe_aot_options {
                              and features (host triple only) */
     const char *features; /* NULL: none beyond the CPU's (the host's with "native") */
     int opt_level;        /* 0..3; 0 = default (2) */
-    unsigned max_depth;   /* compiled into verify/deserialize; 0 = FBE_DEFAULT_MAX_DEPTH */
+    unsigned max_depth;   /* the codec's limit, the default of verify/deserialize (options
+                             override it per call); 0 = FBE_DEFAULT_MAX_DEPTH */
 } fbe_aot_options;
 
 typedef struct fbe_aot_result {

@@ -989,7 +989,7 @@ INLINE fbe_status check_frame(rd *r, const interp_prog *g, const uint8_t *data, 
 }
 
 fbe_status interp_final_verify(const fbe_type *type, const uint8_t *data, size_t size,
-                               fbe_verify_info *info)
+                               fbe_verify_info *info, const fbe_decode_options *options)
 {
     if (!type || (!data && size)) {
         if (info)
@@ -997,7 +997,7 @@ fbe_status interp_final_verify(const fbe_type *type, const uint8_t *data, size_t
         return FBE_INVALID_ARGUMENT;
     }
     const interp_prog *g = interp_prog_of(type);
-    rd r = {.max_depth = type->codec->max_depth};
+    rd r = {.max_depth = options && options->max_depth ? options->max_depth : type->codec->max_depth};
     fbe_status st = check_frame(&r, g, data, size);
     if (st == FBE_OK) {
         const uint8_t *q = v_struct(&r, g, data + 8, 1);

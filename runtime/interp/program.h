@@ -326,14 +326,14 @@ static inline void copy_small(uint8_t *dst, const uint8_t *src, size_t n)
 size_t interp_std_size(const fbe_type *type, const void *value);
 fbe_status interp_std_serialize(const fbe_type *type, const void *value, fbe_buffer *out);
 fbe_status interp_std_verify(const fbe_type *type, const uint8_t *data, size_t size,
-                             fbe_verify_info *info);
+                             fbe_verify_info *info, const fbe_decode_options *options);
 fbe_status interp_std_deserialize(const fbe_type *type, const uint8_t *data, size_t size,
                                   void *value, const fbe_decode_options *options,
                                   size_t *consumed);
 size_t interp_final_size(const fbe_type *type, const void *value);
 fbe_status interp_final_serialize(const fbe_type *type, const void *value, fbe_buffer *out);
 fbe_status interp_final_verify(const fbe_type *type, const uint8_t *data, size_t size,
-                               fbe_verify_info *info);
+                               fbe_verify_info *info, const fbe_decode_options *options);
 fbe_status interp_final_deserialize(const fbe_type *type, const uint8_t *data, size_t size,
                                     void *value, const fbe_decode_options *options,
                                     size_t *consumed);

@@ -600,7 +600,7 @@ static unsigned depth_limit(const fbe_type *type, unsigned requested)
 }
 
 fbe_status interp_std_verify(const fbe_type *type, const uint8_t *data, size_t size,
-                             fbe_verify_info *info)
+                             fbe_verify_info *info, const fbe_decode_options *options)
 {
     if (!type || (!data && size)) {
         if (info)
@@ -608,7 +608,7 @@ fbe_status interp_std_verify(const fbe_type *type, const uint8_t *data, size_t s
         return FBE_INVALID_ARGUMENT;
     }
     const interp_prog *prog = interp_prog_of(type);
-    reader r = {.max_depth = depth_limit(type, 0)};
+    reader r = {.max_depth = depth_limit(type, options ? options->max_depth : 0)};
     fbe_status st = chk_frame(&r, data, size);
     if (st == FBE_OK)
         st = v_struct(&r, prog, 4, 0, 1);
