@@ -950,6 +950,42 @@ static void test_malformed(void **state)
         capture_free(&c);
         free(b);
     }
+    /* The receiver's depth limit applies to its verify as to its deserialize:
+     * every message of the stream holds a struct (level 2), so with max_depth 1
+     * each is reported TOO_DEEP, verified or not; and a limit above the codec's
+     * own (1 here) lets them through. */
+    for (int pass = 0; pass < 3; pass++) {
+        fbe_codec *small = NULL;
+        fbe_protocol *proto = e.protocol;
+        if (pass == 2) {
+            small = fbe_interp_create(e.schema, &(fbe_codec_options){.max_depth = 1}, NULL);
+            assert_non_null(small);
+            proto = fbe_protocol_create(small, NULL, NULL);
+            assert_non_null(proto);
+        }
+        capture c;
+        capture_init(&c);
+        fbe_receiver_options o = {.model = sc->model, .max_depth = pass == 2 ? 64 : 1,
+                                  .flags = pass == 1 ? FBE_RECEIVE_NO_VERIFY : 0,
+                                  .ctx = &c, .on_message = on_message, .on_error = on_error};
+        fbe_receiver *r = fbe_receiver_create(proto, &o, NULL);
+        assert_non_null(r);
+        fbe_status st = fbe_receiver_receive(r, g.bin, g.bin_len);
+        if (pass == 2) {
+            assert_int_equal(st, FBE_OK);
+            assert_int_equal(c.messages, g.lines);
+        } else {
+            assert_int_equal(c.errors, g.lines);
+            assert_int_equal(c.first_error, FBE_TOO_DEEP);
+            assert_int_equal(c.last_error.verify.status, FBE_TOO_DEEP);
+        }
+        fbe_receiver_free(r);
+        capture_free(&c);
+        if (small) {
+            fbe_protocol_free(proto);
+            fbe_codec_free(small);
+        }
+    }
     /* Decoded-size limit: a message that needs more is reported (NOMEM) and
      * skipped, the receiver goes on. */
     for (int tight = 0; tight < 2; tight++) {
