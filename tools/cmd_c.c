@@ -30,7 +30,8 @@ static const char usage[] =
     "  -o FILE          the C file to write (required)\n"
     "  --header FILE    also write the header of `fbec aot --header` (host structs\n"
     "                   and the declarations of the symbols)\n"
-    "  --max-depth N    nesting limit compiled into verify/deserialize (default 64)\n"
+    "  --max-depth N    the codec's nesting limit, the default of verify/deserialize\n"
+    "                   (default 64; decode options override it per call)\n"
     FBEC_EXTRAS_HELP
     "  -h, --help       show this help\n"
     "\n"
