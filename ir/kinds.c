@@ -31,6 +31,17 @@ bool fbe_ir_kind_is_signed(fbe_ir_kind kind)
            kind == FBE_IR_INT64;
 }
 
+fbe_ir_kind fbe_ir_int_kind(const fbe_ir_type *t)
+{
+    if (t->kind == FBE_IR_OPTIONAL)
+        t = t->elem;
+    if (t->kind == FBE_IR_ENUM)
+        return t->enum_type->base;
+    if (t->kind == FBE_IR_FLAGS)
+        return t->flags_type->base;
+    return t->kind;
+}
+
 void fbe_ir_type_spelling(const fbe_ir_type *t, char *buf, size_t size)
 {
     switch (t->kind) {

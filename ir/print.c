@@ -28,24 +28,13 @@ static void print_int(FILE *out, uint64_t bits, fbe_ir_kind kind)
         fprintf(out, "%" PRIu64, bits);
 }
 
-static fbe_ir_kind int_kind_of(const fbe_ir_type *t)
-{
-    if (t->kind == FBE_IR_OPTIONAL)
-        t = t->elem;
-    if (t->kind == FBE_IR_ENUM)
-        return t->enum_type->base;
-    if (t->kind == FBE_IR_FLAGS)
-        return t->flags_type->base;
-    return t->kind;
-}
-
 static void print_value(FILE *out, const fbe_ir_value *v, const fbe_ir_type *t)
 {
     switch (v->kind) {
     case FBE_IR_VALUE_NONE: break;
     case FBE_IR_VALUE_NULL: fputs("null", out); break;
     case FBE_IR_VALUE_BOOL: fputs(v->b ? "true" : "false", out); break;
-    case FBE_IR_VALUE_INT: print_int(out, v->u, int_kind_of(t)); break;
+    case FBE_IR_VALUE_INT: print_int(out, v->u, fbe_ir_int_kind(t)); break;
     case FBE_IR_VALUE_FLOAT: fprintf(out, "%.17g", v->d); break;
     case FBE_IR_VALUE_DECIMAL:
         fprintf(out, "decimal{lo=0x%016" PRIx64 ",hi=0x%08" PRIx32 ",flags=0x%08" PRIx32 "}",

@@ -109,17 +109,6 @@ static const char *spell(const fbe_ir_type *t, char *buf, size_t size)
     return buf;
 }
 
-static fbe_ir_kind int_kind(const fbe_ir_type *t)
-{
-    if (t->kind == FBE_IR_OPTIONAL)
-        t = t->elem;
-    if (t->kind == FBE_IR_ENUM)
-        return t->enum_type->base;
-    if (t->kind == FBE_IR_FLAGS)
-        return t->flags_type->base;
-    return t->kind;
-}
-
 static void format_int(uint64_t bits, fbe_ir_kind kind, char *buf, size_t size)
 {
     if (fbe_ir_kind_is_signed(kind))
@@ -134,7 +123,7 @@ static void format_value(const fbe_ir_value *v, const fbe_ir_type *t, char *buf,
     case FBE_IR_VALUE_NONE: snprintf(buf, size, "none"); break;
     case FBE_IR_VALUE_NULL: snprintf(buf, size, "null"); break;
     case FBE_IR_VALUE_BOOL: snprintf(buf, size, "%s", v->b ? "true" : "false"); break;
-    case FBE_IR_VALUE_INT: format_int(v->u, int_kind(t), buf, size); break;
+    case FBE_IR_VALUE_INT: format_int(v->u, fbe_ir_int_kind(t), buf, size); break;
     case FBE_IR_VALUE_FLOAT: {
         /* the shortest of %g's precisions that reads back exactly */
         for (int p = 6; p <= 17; p++) {

@@ -135,6 +135,10 @@ void fbe_ir_package_prefix(const fbe_ir_package *pkg, char out[FBE_IR_MAX_PREFIX
  * to fit `size` bytes. */
 void fbe_ir_type_spelling(const fbe_ir_type *type, char *buf, size_t size);
 
+/* The integer kind of an FBE_IR_VALUE_INT of this type: an enum's or flags'
+ * base, an optional's element's; else the type's own kind. */
+fbe_ir_kind fbe_ir_int_kind(const fbe_ir_type *type);
+
 /* A typed constant: schema defaults and enum/flags values. */
 typedef enum fbe_ir_value_kind {
     FBE_IR_VALUE_NONE,     /* no default: zero / empty / absent / struct init */
