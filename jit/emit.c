@@ -89,12 +89,21 @@ void jit_entry_name(const jit_emit *e, size_t index, fbe_model model, int op,
         snprintf(buf, JIT_ENTRY_NAME_MAX, "fbe.%zu.%s.%s", index, m, ops[op]);
 }
 
-LLVMValueRef jit_declare_entry(jit_emit *e, size_t index, fbe_model model, int op,
-                               LLVMTypeRef ret, LLVMTypeRef *params, unsigned n)
+LLVMValueRef jit_declare_entry(jit_emit *e, size_t index, fbe_model model, int op)
 {
+    /* (type, value) -> size; (type, value, out) -> status;
+     * (type, data, size, info, options) -> status;
+     * (type, data, size, value, options, consumed) -> status */
+    LLVMTypeRef params[][6] = {
+        {e->ptr, e->ptr},
+        {e->ptr, e->ptr, e->ptr},
+        {e->ptr, e->ptr, e->i64, e->ptr, e->ptr},
+        {e->ptr, e->ptr, e->i64, e->ptr, e->ptr, e->ptr},
+    };
+    static const unsigned counts[] = {2, 3, 5, 6};
     char name[JIT_ENTRY_NAME_MAX];
     jit_entry_name(e, index, model, op, name);
-    LLVMValueRef fn = jit_declare(e, name, ret, params, n, true);
+    LLVMValueRef fn = jit_declare(e, name, op == JIT_SIZE ? e->i64 : e->i32, params[op], counts[op], true);
     /* LLVM renames a second function of the same name instead of failing: the
      * object would export, and a lookup would find, another struct's code. */
     size_t len;

@@ -177,10 +177,10 @@ size_t jit_struct_index(const jit_emit *e, const fbe_ir_struct *st);
 enum { JIT_ENTRY_NAME_MAX = FBE_IR_MAX_SYMBOL + 32 };
 void jit_entry_name(const jit_emit *e, size_t index, fbe_model model, int op,
                     char buf[JIT_ENTRY_NAME_MAX]);
-/* Declares entry point `op` of struct `index` and records it in fns; a name
- * another function already has is recorded in name_clash (the module then
- * fails to build). */
-LLVMValueRef jit_declare_entry(jit_emit *e, size_t index, fbe_model model, int op,
-                               LLVMTypeRef ret, LLVMTypeRef *params, unsigned n);
+/* Declares entry point `op` of struct `index`, with the signature of its
+ * fbe_*_fn type (fbe/codec.h: the one place the entry ABI is spelled in LLVM
+ * types), and records it in fns; a name another function already has is
+ * recorded in name_clash (the module then fails to build). */
+LLVMValueRef jit_declare_entry(jit_emit *e, size_t index, fbe_model model, int op);
 
 #endif

@@ -1536,10 +1536,8 @@ bool jit_emit_final(jit_emit *e, bool write, bool read)
             LLVMTypeRef write_p[] = {e->ptr, e->ptr};
             snprintf(name, sizeof name, "final_write.%s", st->c_name);
             f->final_write = jit_declare(e, name, e->ptr, write_p, 2, false);
-            LLVMTypeRef esize_p[] = {e->ptr, e->ptr};
-            jit_declare_entry(e, i, FBE_FINAL, JIT_SIZE, e->i64, esize_p, 2);
-            LLVMTypeRef ser_p[] = {e->ptr, e->ptr, e->ptr};
-            jit_declare_entry(e, i, FBE_FINAL, JIT_SERIALIZE, e->i32, ser_p, 3);
+            jit_declare_entry(e, i, FBE_FINAL, JIT_SIZE);
+            jit_declare_entry(e, i, FBE_FINAL, JIT_SERIALIZE);
         }
         if (!read)
             continue;
@@ -1558,10 +1556,8 @@ bool jit_emit_final(jit_emit *e, bool write, bool read)
             snprintf(name, sizeof name, "final_copy.%s", st->c_name);
             F.copy_fn[i] = jit_declare(e, name, e->void_t, copy_p, 2, false);
         }
-        LLVMTypeRef ver_p[] = {e->ptr, e->ptr, e->i64, e->ptr, e->ptr};
-        jit_declare_entry(e, i, FBE_FINAL, JIT_VERIFY, e->i32, ver_p, 5);
-        LLVMTypeRef des_p[] = {e->ptr, e->ptr, e->i64, e->ptr, e->ptr, e->ptr};
-        jit_declare_entry(e, i, FBE_FINAL, JIT_DESERIALIZE, e->i32, des_p, 6);
+        jit_declare_entry(e, i, FBE_FINAL, JIT_VERIFY);
+        jit_declare_entry(e, i, FBE_FINAL, JIT_DESERIALIZE);
     }
     for (size_t i = 0; i < e->count; i++) {
         const fbe_ir_struct *st = e->codec->types[i].ir;

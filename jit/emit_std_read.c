@@ -1523,10 +1523,8 @@ bool jit_emit_std_read(jit_emit *e)
             add_fn_attr(e, f->std_verify, "alwaysinline");
             add_fn_attr(e, f->std_read, "alwaysinline");
         }
-        LLVMTypeRef verify_params[] = {e->ptr, e->ptr, e->i64, e->ptr, e->ptr};
-        jit_declare_entry(e, i, FBE_STANDARD, JIT_VERIFY, e->i32, verify_params, 5);
-        LLVMTypeRef read_params[] = {e->ptr, e->ptr, e->i64, e->ptr, e->ptr, e->ptr};
-        jit_declare_entry(e, i, FBE_STANDARD, JIT_DESERIALIZE, e->i32, read_params, 6);
+        jit_declare_entry(e, i, FBE_STANDARD, JIT_VERIFY);
+        jit_declare_entry(e, i, FBE_STANDARD, JIT_DESERIALIZE);
     }
     for (size_t i = 0; i < n; i++) {
         const fbe_ir_struct *st = e->codec->types[i].ir;

@@ -352,10 +352,8 @@ bool jit_emit_std_write(jit_emit *e)
         LLVMTypeRef write_params[] = {e->ptr, e->i64, e->i64, e->ptr};
         snprintf(name, sizeof name, "std_write.%s", st->c_name);
         f->std_write = jit_declare(e, name, e->i64, write_params, 4, false);
-        LLVMTypeRef entry_size_params[] = {e->ptr, e->ptr};
-        jit_declare_entry(e, i, FBE_STANDARD, JIT_SIZE, e->i64, entry_size_params, 2);
-        LLVMTypeRef ser_params[] = {e->ptr, e->ptr, e->ptr};
-        jit_declare_entry(e, i, FBE_STANDARD, JIT_SERIALIZE, e->i32, ser_params, 3);
+        jit_declare_entry(e, i, FBE_STANDARD, JIT_SIZE);
+        jit_declare_entry(e, i, FBE_STANDARD, JIT_SERIALIZE);
     }
     for (size_t i = 0; i < e->count; i++) {
         const fbe_ir_struct *st = e->codec->types[i].ir;
