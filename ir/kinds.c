@@ -33,8 +33,11 @@ bool fbe_ir_kind_is_signed(fbe_ir_kind kind)
 
 fbe_ir_kind fbe_ir_int_kind(const fbe_ir_type *t)
 {
-    if (t->kind == FBE_IR_OPTIONAL)
-        t = t->elem;
+    return fbe_ir_base_kind(t->kind == FBE_IR_OPTIONAL ? t->elem : t);
+}
+
+fbe_ir_kind fbe_ir_base_kind(const fbe_ir_type *t)
+{
     if (t->kind == FBE_IR_ENUM)
         return t->enum_type->base;
     if (t->kind == FBE_IR_FLAGS)

@@ -26,17 +26,6 @@ static uint64_t load_unsigned(const void *p, uint32_t size)
     }
 }
 
-/* The integer kind a value of t is ordered and hashed as (enums and flags by their
- * base), or t->kind itself. */
-static fbe_ir_kind scalar_kind(const fbe_ir_type *t)
-{
-    if (t->kind == FBE_IR_ENUM)
-        return t->enum_type->base;
-    if (t->kind == FBE_IR_FLAGS)
-        return t->flags_type->base;
-    return t->kind;
-}
-
 /* Signed in the reference's C++: the signed integers, and `char` and `wchar_t`
  * on x86-64 Linux (wire-format.md §3.7, host-abi.md note 1). */
 static bool key_signed(fbe_ir_kind k)
@@ -118,7 +107,7 @@ static int compare_entries(const fbe_ir_type *t, fbe_seq a, fbe_seq b, unsigned 
 int fbe_value__compare_type(const fbe_ir_type *t, const void *pa, const void *pb, unsigned depth)
 {
     const char *a = pa, *b = pb;
-    fbe_ir_kind k = scalar_kind(t);
+    fbe_ir_kind k = fbe_ir_base_kind(t);
     switch (k) {
     case FBE_IR_BOOL:
         return fbe_key_cmp_u64(load_bool(a), load_bool(b));
@@ -211,7 +200,7 @@ static size_t hash_struct(const fbe_ir_struct *s, const char *v, unsigned depth)
 
 static size_t hash_type(const fbe_ir_type *t, const char *v, unsigned depth)
 {
-    fbe_ir_kind k = scalar_kind(t);
+    fbe_ir_kind k = fbe_ir_base_kind(t);
     switch (k) {
     case FBE_IR_BOOL:
         return load_bool(v);

@@ -56,16 +56,6 @@ static const char *str(const text *t)
     return t->data ? t->data : "";
 }
 
-/* The kind a value is ordered as: an enum or flags by its base. */
-static fbe_ir_kind scalar_kind(const fbe_ir_type *t)
-{
-    if (t->kind == FBE_IR_ENUM)
-        return t->enum_type->base;
-    if (t->kind == FBE_IR_FLAGS)
-        return t->flags_type->base;
-    return t->kind;
-}
-
 /* An integer-like value as the argument of fbe_key_*_i64/_u64, with the signed
  * reading of `char` and `wchar_t` of the reference on x86-64 Linux. Sets *sig. */
 static void int_arg(text *t, fbe_ir_kind k, const char *v, bool *sig)
@@ -90,7 +80,7 @@ static void int_arg(text *t, fbe_ir_kind k, const char *v, bool *sig)
  * and sequences, which need statements). */
 static bool cmp_expr(text *t, const fbe_ir_type *ty, const char *a, const char *b)
 {
-    fbe_ir_kind k = scalar_kind(ty);
+    fbe_ir_kind k = fbe_ir_base_kind(ty);
     switch (k) {
     case FBE_IR_BOOL: put(t, "fbe_key_cmp_u64(%s, %s)", a, b); return true;
     case FBE_IR_FLOAT:
@@ -195,7 +185,7 @@ static void emit_cmp(text *t, const fbe_ir_type *ty, const char *a, const char *
 /* An expression of the hash of v, when one exists. */
 static bool hash_expr(text *t, const fbe_ir_type *ty, const char *v)
 {
-    fbe_ir_kind k = scalar_kind(ty);
+    fbe_ir_kind k = fbe_ir_base_kind(ty);
     switch (k) {
     case FBE_IR_BOOL: put(t, "fbe_key_hash_u64(%s)", v); return true;
     case FBE_IR_FLOAT: put(t, "fbe_key_hash_float(%s)", v); return true;

@@ -135,8 +135,12 @@ void fbe_ir_package_prefix(const fbe_ir_package *pkg, char out[FBE_IR_MAX_PREFIX
  * to fit `size` bytes. */
 void fbe_ir_type_spelling(const fbe_ir_type *type, char *buf, size_t size);
 
-/* The integer kind of an FBE_IR_VALUE_INT of this type: an enum's or flags'
- * base, an optional's element's; else the type's own kind. */
+/* The kind a value of this type is stored, ordered and hashed as: an enum's or
+ * flags' base; else the type's own kind. */
+fbe_ir_kind fbe_ir_base_kind(const fbe_ir_type *type);
+
+/* The same for an FBE_IR_VALUE_INT of this type, whose type may be an optional
+ * (then its element's). */
 fbe_ir_kind fbe_ir_int_kind(const fbe_ir_type *type);
 
 /* A typed constant: schema defaults and enum/flags values. */
