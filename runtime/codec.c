@@ -185,3 +185,15 @@ bool fbe_aot_has_op(const fbe_type *type, fbe_model model, fbe_op op)
     }
     return false;
 }
+
+/* One post-pass for every backend: the codecs accept any key order, as the
+ * reference's readers do; FBE_DECODE_STRICT_ORDER adds the check (docs/keys.md). */
+fbe_status fbe_deserialize_strict(const fbe_type *t, fbe_model m, const uint8_t *data,
+                                  size_t size, void *value, const fbe_decode_options *options,
+                                  size_t *consumed)
+{
+    fbe_status st = FBE_LOAD_OP_(t, m, deserialize)(t, data, size, value, options, consumed);
+    if (st == FBE_OK)
+        st = fbe_value_check_order(t->ir, value, NULL);
+    return st;
+}

@@ -66,7 +66,10 @@ enum {
 typedef struct fbe_decode_options {
     fbe_arena *arena;   /* required by deserialize: collections and optional structs live here */
     unsigned flags;     /* FBE_DECODE_* */
-    unsigned max_depth; /* 0: the codec's limit; any other value replaces it for this call */
+    unsigned max_depth; /* 0: the codec's limit; any other value replaces it for this
+                           call. It also bounds verify's and deserialize's
+                           recursion (a few hundred bytes of stack per level):
+                           keep it to thousands, not UINT_MAX, for untrusted input */
     /* The most one call may add to the arena (arena.h, "the decode budget"); past
      * it deserialize fails with FBE_MEMORY_LIMIT. 0: FBE_DECODE_MEMORY_FACTOR x the
      * frame's size + FBE_DECODE_MEMORY_BASE; SIZE_MAX: no budget. */
@@ -129,20 +132,28 @@ const fbe_type *fbe_codec_type_at(const fbe_codec *codec, size_t index);
  * threads call them (fbe/jit.h): each call loads its pointer once, atomically. */
 #define FBE_LOAD_OP_(t, m, op) __atomic_load_n(&(t)->ops[m].op, __ATOMIC_ACQUIRE)
 
-static inline size_t fbe_size(const fbe_type *t, fbe_model m, const void *value)
+/* The wrappers below are one indirect call each: always inlined, so a call costs
+ * what the entry point costs (gcc otherwise keeps fbe_deserialize out of line). */
+#if defined(__GNUC__)
+#define FBE_WRAPPER_ static inline __attribute__((always_inline))
+#else
+#define FBE_WRAPPER_ static inline
+#endif
+
+FBE_WRAPPER_ size_t fbe_size(const fbe_type *t, fbe_model m, const void *value)
 {
     return FBE_LOAD_OP_(t, m, size)(t, value);
 }
 
-static inline fbe_status fbe_serialize(const fbe_type *t, fbe_model m, const void *value,
-                                       fbe_buffer *out)
+FBE_WRAPPER_ fbe_status fbe_serialize(const fbe_type *t, fbe_model m, const void *value,
+                                      fbe_buffer *out)
 {
     return FBE_LOAD_OP_(t, m, serialize)(t, value, out);
 }
 
 /* info may be NULL. The codec's nesting limit. */
-static inline fbe_status fbe_verify(const fbe_type *t, fbe_model m, const uint8_t *data,
-                                    size_t size, fbe_verify_info *info)
+FBE_WRAPPER_ fbe_status fbe_verify(const fbe_type *t, fbe_model m, const uint8_t *data,
+                                   size_t size, fbe_verify_info *info)
 {
     return FBE_LOAD_OP_(t, m, verify)(t, data, size, info, NULL);
 }
@@ -152,9 +163,9 @@ static inline fbe_status fbe_verify(const fbe_type *t, fbe_model m, const uint8_
  * so both report the same status for the same options. arena, flags and
  * max_memory are ignored (verify allocates nothing). Changing the limit per
  * call never recompiles anything. */
-static inline fbe_status fbe_verify_with(const fbe_type *t, fbe_model m, const uint8_t *data,
-                                         size_t size, fbe_verify_info *info,
-                                         const fbe_decode_options *options)
+FBE_WRAPPER_ fbe_status fbe_verify_with(const fbe_type *t, fbe_model m, const uint8_t *data,
+                                        size_t size, fbe_verify_info *info,
+                                        const fbe_decode_options *options)
 {
     return FBE_LOAD_OP_(t, m, verify)(t, data, size, info, options);
 }
@@ -162,16 +173,19 @@ static inline fbe_status fbe_verify_with(const fbe_type *t, fbe_model m, const u
 /* Fills every field of *value (fields the bytes lack get their schema defaults).
  * On error *value is still safe to read and free with the arena, but incomplete.
  * consumed (may be NULL) receives the frame size. */
-static inline fbe_status fbe_deserialize(const fbe_type *t, fbe_model m, const uint8_t *data,
-                                         size_t size, void *value,
-                                         const fbe_decode_options *options, size_t *consumed)
+fbe_status fbe_deserialize_strict(const fbe_type *t, fbe_model m, const uint8_t *data,
+                                  size_t size, void *value, const fbe_decode_options *options,
+                                  size_t *consumed);
+
+FBE_WRAPPER_ fbe_status fbe_deserialize(const fbe_type *t, fbe_model m, const uint8_t *data,
+                                        size_t size, void *value,
+                                        const fbe_decode_options *options, size_t *consumed)
 {
-    fbe_status st = FBE_LOAD_OP_(t, m, deserialize)(t, data, size, value, options, consumed);
-    /* One post-pass for every backend: the codecs accept any key order, as the
-     * reference's readers do (docs/keys.md). */
-    if (st == FBE_OK && options && (options->flags & FBE_DECODE_STRICT_ORDER))
-        st = fbe_value_check_order(t->ir, value, NULL);
-    return st;
+    /* FBE_DECODE_STRICT_ORDER goes out of line: with the check in the body, gcc
+     * stopped inlining this wrapper and every call paid ~30 instructions. */
+    if (options && (options->flags & FBE_DECODE_STRICT_ORDER))
+        return fbe_deserialize_strict(t, m, data, size, value, options, consumed);
+    return FBE_LOAD_OP_(t, m, deserialize)(t, data, size, value, options, consumed);
 }
 
 /* ---- reflection over host structs (by the IR) --------------------------------- */
