@@ -410,12 +410,11 @@ static unsigned queued_units(const jit_state *s)
 static bool compile_eager(jit_state *s, unsigned threads)
 {
     unsigned units = queued_units(s);
-    if (threads > units)
+    if (threads > units) /* more threads than units have nothing to do */
         threads = units ? units : 1;
-    s->stats.threads = threads;
-    pthread_t tid[4];
+    pthread_t tid[JIT_UNIT_COUNT];
     unsigned started = 0;
-    for (unsigned t = 1; t < threads && t < 4; t++)
+    for (unsigned t = 1; t < threads; t++)
         if (pthread_create(&tid[started], NULL, eager_thread, s) == 0)
             started++;
     pthread_mutex_lock(&s->lock);
@@ -423,6 +422,7 @@ static bool compile_eager(jit_state *s, unsigned threads)
     pthread_mutex_unlock(&s->lock);
     for (unsigned t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
+    s->stats.threads = started + 1;
     for (int u = 0; u < JIT_UNIT_COUNT; u++)
         if (s->state[u] == UNIT_FAILED)
             return false;
