@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/program.h" /* struct fbe_codec: the type table */
+/* Headers only (struct fbe_codec: the type table; rd32): the protocol calls no
+ * interpreter function and links fbe_runtime alone. */
+#include "interp/program.h"
 
 /* ---- message tables ---------------------------------------------------------------- */
 
