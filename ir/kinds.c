@@ -45,31 +45,55 @@ fbe_ir_kind fbe_ir_base_kind(const fbe_ir_type *t)
     return t->kind;
 }
 
-void fbe_ir_type_spelling(const fbe_ir_type *t, char *buf, size_t size)
+/* Appends to buf[*len..size) (NUL-terminated while room remains) and counts
+ * every byte, so the caller learns the whole length even when it is cut. */
+static void spell_put(char *buf, size_t size, size_t *len, const char *s)
+{
+    for (; *s; s++, (*len)++)
+        if (*len + 1 < size)
+            buf[*len] = *s;
+    if (size)
+        buf[*len < size ? *len : size - 1] = '\0';
+}
+
+static void spell(const fbe_ir_type *t, char *buf, size_t size, size_t *len)
 {
     switch (t->kind) {
-    case FBE_IR_ENUM: snprintf(buf, size, "%s", t->enum_type->full_name); return;
-    case FBE_IR_FLAGS: snprintf(buf, size, "%s", t->flags_type->full_name); return;
-    case FBE_IR_STRUCT: snprintf(buf, size, "%s", t->struct_type->full_name); return;
+    case FBE_IR_ENUM: spell_put(buf, size, len, t->enum_type->full_name); return;
+    case FBE_IR_FLAGS: spell_put(buf, size, len, t->flags_type->full_name); return;
+    case FBE_IR_STRUCT: spell_put(buf, size, len, t->struct_type->full_name); return;
     default: break;
     }
     if (!t->elem) {
-        snprintf(buf, size, "%s", fbe_ir_kind_name(t->kind));
+        spell_put(buf, size, len, fbe_ir_kind_name(t->kind));
         return;
     }
-    char inner[256], key[256] = "";
-    fbe_ir_type_spelling(t->elem, inner, sizeof inner);
-    if (t->key)
-        fbe_ir_type_spelling(t->key, key, sizeof key);
+    spell(t->elem, buf, size, len);
+    char count[16];
     switch (t->kind) {
-    case FBE_IR_OPTIONAL: snprintf(buf, size, "%s?", inner); break;
-    case FBE_IR_ARRAY: snprintf(buf, size, "%s[%u]", inner, t->array_len); break;
-    case FBE_IR_VECTOR: snprintf(buf, size, "%s[]", inner); break;
-    case FBE_IR_LIST: snprintf(buf, size, "%s()", inner); break;
-    case FBE_IR_SET: snprintf(buf, size, "%s!", inner); break;
-    case FBE_IR_MAP: snprintf(buf, size, "%s<%s>", inner, key); break;
-    default: snprintf(buf, size, "%s{%s}", inner, key); break;
+    case FBE_IR_OPTIONAL: spell_put(buf, size, len, "?"); return;
+    case FBE_IR_ARRAY:
+        snprintf(count, sizeof count, "[%u]", t->array_len);
+        spell_put(buf, size, len, count);
+        return;
+    case FBE_IR_VECTOR: spell_put(buf, size, len, "[]"); return;
+    case FBE_IR_LIST: spell_put(buf, size, len, "()"); return;
+    case FBE_IR_SET: spell_put(buf, size, len, "!"); return;
+    case FBE_IR_MAP: spell_put(buf, size, len, "<"); break;
+    default: spell_put(buf, size, len, "{"); break;
     }
+    if (t->key)
+        spell(t->key, buf, size, len);
+    spell_put(buf, size, len, t->kind == FBE_IR_MAP ? ">" : "}");
+}
+
+size_t fbe_ir_type_spelling(const fbe_ir_type *t, char *buf, size_t size)
+{
+    size_t len = 0;
+    if (size)
+        buf[0] = '\0';
+    spell(t, buf, size, &len);
+    return len;
 }
 
 void fbe_ir_symbol_name(const char *name, char out[FBE_IR_MAX_SYMBOL + 1])

@@ -2,6 +2,7 @@
  * it, so the format only changes on purpose. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "fbe/schema.h"
 
@@ -103,10 +104,16 @@ static void print_struct(FILE *out, const fbe_ir_struct *st)
     }
     for (size_t i = 0; i < st->field_count; i++) {
         const fbe_ir_field *f = &st->fields[i];
-        char type[512];
-        fbe_ir_type_spelling(f->type, type, sizeof type);
-        fprintf(out, "  %2zu %-12s %-24s std %4u+%-3u host %4u+%-3u final ", i, f->name, type,
-                f->std_offset, f->type->std_inline_size, f->host_offset, f->type->host_size);
+        /* Whole, however long: the JIT's object cache hashes this text. */
+        char buf[512], *type = buf;
+        size_t len = fbe_ir_type_spelling(f->type, buf, sizeof buf);
+        if (len >= sizeof buf && (type = malloc(len + 1)) != NULL)
+            fbe_ir_type_spelling(f->type, type, len + 1);
+        fprintf(out, "  %2zu %-12s %-24s std %4u+%-3u host %4u+%-3u final ", i, f->name,
+                type ? type : buf, f->std_offset, f->type->std_inline_size, f->host_offset,
+                f->type->host_size);
+        if (type != buf)
+            free(type);
         print_final(out, f->type->final_fixed, f->type->final_size);
         if (f->owner != st)
             fprintf(out, " (from %s)", f->owner->full_name);
@@ -126,7 +133,7 @@ static void print_struct(FILE *out, const fbe_ir_struct *st)
     }
 }
 
-static void print_package(FILE *out, const fbe_ir_package *p)
+void fbe_ir_print_package(const fbe_ir_package *p, FILE *out)
 {
     fprintf(out, "package %s offset %u version %u.%u\n", p->name, p->offset, p->version_major,
             p->version_minor);
@@ -150,5 +157,5 @@ static void print_package(FILE *out, const fbe_ir_package *p)
 
 void fbe_ir_print(const fbe_schema *schema, FILE *out)
 {
-    print_package(out, fbe_schema_root(schema));
+    fbe_ir_print_package(fbe_schema_root(schema), out);
 }

@@ -11,10 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <llvm-c/BitWriter.h>
 #include <llvm-c/Orc.h>
 
+#include "fbe/schema.h"
 #include "interp/program.h"
+#include "jit_source_hash.h"
 
 #ifndef FBE_VERSION
 #define FBE_VERSION "unknown"
@@ -108,15 +109,43 @@ static void hash_str(hasher *h, const char *s)
     hash_bytes(h, s ? s : "", (s ? strlen(s) : 0) + 1);
 }
 
-void jit_cache_key_of(LLVMModuleRef mod, const char *triple, const char *cpu,
-                      const char *features, int opt_level, jit_cache_key *key)
+bool jit_cache_ir_digest(const fbe_schema *schema, unsigned max_depth, jit_cache_digest *out)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return false;
+    /* fbec ir's text names every input of the layouts and the lowering
+     * (types, offsets, defaults, attributes), losslessly; the build's source
+     * hash covers how they are derived. */
+    fprintf(f, "max_depth %u\n", max_depth);
+    for (size_t i = 0; i < fbe_schema_package_count(schema); i++)
+        fbe_ir_print_package(fbe_schema_package(schema, i), f);
+    bool ok = !ferror(f);
+    if (fclose(f) != 0)
+        ok = false;
+    if (ok) {
+        hasher h = {0xcbf29ce484222325ull, 0x243f6a8885a308d3ull};
+        hash_bytes(&h, &len, sizeof len);
+        hash_bytes(&h, text, len);
+        out->h[0] = h.a;
+        out->h[1] = h.b;
+    }
+    free(text);
+    return ok;
+}
+
+void jit_cache_unit_key(const jit_cache_digest *ir, int unit, unsigned generation,
+                        const char *triple, const char *cpu, const char *features,
+                        int opt_level, jit_cache_key *key)
 {
     hasher h = {0xcbf29ce484222325ull, 0x243f6a8885a308d3ull};
-    char meta[128];
+    char meta[256];
     unsigned major, minor, patch;
     LLVMGetVersion(&major, &minor, &patch);
-    snprintf(meta, sizeof meta, "fbe-c %s LLVM %u.%u.%u O%d", FBE_VERSION, major, minor, patch,
-             opt_level);
+    snprintf(meta, sizeof meta, "fbe-c %s sources %s LLVM %u.%u.%u O%d unit %d gen %u",
+             FBE_VERSION, FBE_JIT_SOURCE_HASH, major, minor, patch, opt_level, unit, generation);
     hash_str(&h, meta);
     char passes[1024];
     jit_pass_pipeline(opt_level, passes, sizeof passes);
@@ -125,11 +154,7 @@ void jit_cache_key_of(LLVMModuleRef mod, const char *triple, const char *cpu,
     hash_str(&h, triple);
     hash_str(&h, cpu);
     hash_str(&h, features);
-    LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(mod);
-    size_t n = LLVMGetBufferSize(bc);
-    hash_bytes(&h, &n, sizeof n);
-    hash_bytes(&h, LLVMGetBufferStart(bc), n);
-    LLVMDisposeMemoryBuffer(bc);
+    hash_bytes(&h, ir->h, sizeof ir->h);
     key->h[0] = h.a;
     key->h[1] = h.b;
     snprintf(key->hex, sizeof key->hex, "%016llx%016llx", (unsigned long long)h.a,

@@ -3,9 +3,14 @@
  * A cached module must not contain host addresses: its IR pointers (structs and
  * fields, for error reports and defaults) become references to external symbols
  * "fbe.ir.s<i>" and "fbe.ir.s<i>.f<j>" (struct i of the codec, field j), defined
- * as absolute symbols when the object is loaded. The key hashes the lowered,
- * unoptimized module with the target, CPU, features, optimization level and the
- * LLVM and fbe-c versions; a hit skips optimization and code generation. */
+ * as absolute symbols when the object is loaded.
+ *
+ * The key is known before anything is lowered, so a hit costs a hash and a file
+ * read: it hashes the schema's IR (every package, as `fbec ir` prints it), the
+ * codec's depth limit, the unit, the target, CPU, features, optimization level,
+ * pass pipeline and LLVM options, the LLVM and fbe-c versions, and a hash of the
+ * sources that decide what is lowered (jit/, ir/, runtime/, frontend/ and the
+ * public headers, computed when fbe-c is built: cmake/HashSources.cmake). */
 #ifndef FBE_JIT_CACHE_H
 #define FBE_JIT_CACHE_H
 
@@ -29,8 +34,21 @@ LLVMValueRef jit_cache_host_ptr(jit_emit *e, const void *p);
 /* Defines the "fbe.ir.*" symbols of `codec` in the JIT's main dylib. */
 bool jit_cache_define_ir(LLVMOrcLLJITRef jit, const fbe_codec *codec);
 
-void jit_cache_key_of(LLVMModuleRef mod, const char *triple, const char *cpu,
-                      const char *features, int opt_level, jit_cache_key *key);
+typedef struct jit_cache_digest {
+    uint64_t h[2];
+} jit_cache_digest;
+
+struct fbe_schema;
+
+/* The part of every unit's key that depends on the schema and codec. False:
+ * out of memory (the cache is then not used). */
+bool jit_cache_ir_digest(const struct fbe_schema *schema, unsigned max_depth,
+                         jit_cache_digest *out);
+
+/* The key of one unit's object. */
+void jit_cache_unit_key(const jit_cache_digest *ir, int unit, unsigned generation,
+                        const char *triple, const char *cpu, const char *features,
+                        int opt_level, jit_cache_key *key);
 
 /* The cached object, or NULL on a miss (or an unreadable entry). */
 LLVMMemoryBufferRef jit_cache_load(const char *dir, const jit_cache_key *key);

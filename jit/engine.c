@@ -42,6 +42,7 @@ typedef struct jit_state {
     LLVMOrcLLJITRef jit;
     jit_unit_options opts;
     char *cpu, *features, *cache_dir; /* opts' strings, owned */
+    jit_cache_digest ir_digest;       /* opts.ir: the schema's part of the cache keys */
     uint8_t state[JIT_UNIT_COUNT];
     unsigned generation[JIT_UNIT_COUNT];
     bool retried[JIT_UNIT_COUNT];
@@ -170,7 +171,7 @@ static char *dup_or_null(const char *p, bool *ok)
     return d;
 }
 
-static jit_state *state_new(fbe_codec *codec, const fbe_jit_options *o)
+static jit_state *state_new(const fbe_schema *schema, fbe_codec *codec, const fbe_jit_options *o)
 {
     jit_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -194,7 +195,10 @@ static jit_state *state_new(fbe_codec *codec, const fbe_jit_options *o)
     pthread_cond_init(&s->changed, NULL);
     s->refs = 1;
     s->codec = codec;
-    s->opts = (jit_unit_options){s->cpu, s->features, o->opt_level, s->cache_dir, 0};
+    s->opts = (jit_unit_options){s->cpu, s->features, o->opt_level, s->cache_dir, NULL, 0};
+    if (s->cache_dir &&
+        jit_cache_ir_digest(schema, fbe_codec_max_depth(codec), &s->ir_digest))
+        s->opts.ir = &s->ir_digest;
     unsigned units = jit_units_of(o->models, o->parts);
     for (int u = 0; u < JIT_UNIT_COUNT; u++)
         s->state[u] = units & JIT_UNIT(u) ? UNIT_QUEUED : UNIT_OFF;
@@ -568,7 +572,7 @@ fbe_codec *fbe_jit_compile(const fbe_schema *schema, const fbe_jit_options *opts
     if (!codec)
         return NULL;
     jit_init_native();
-    jit_state *s = state_new(codec, &o);
+    jit_state *s = state_new(schema, codec, &o);
     if (!s) {
         fbe_codec_free(codec);
         if (status)

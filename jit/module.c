@@ -174,8 +174,8 @@ static void set_err(char *err, size_t size, const char *what, const char *msg)
         snprintf(err, size, "%s%s%s", what, msg ? ": " : "", msg ? msg : "");
 }
 
-LLVMTargetMachineRef jit_target_machine(const jit_target *t, char **triple_out, char **cpu_out,
-                                        char **features_out, char *err, size_t err_size)
+bool jit_target_names(const jit_target *t, char **triple_out, char **cpu_out,
+                      char **features_out, char *err, size_t err_size)
 {
     char *triple = t->triple ? LLVMNormalizeTargetTriple(t->triple) : LLVMGetDefaultTargetTriple();
     char *msg = NULL;
@@ -184,7 +184,7 @@ LLVMTargetMachineRef jit_target_machine(const jit_target *t, char **triple_out, 
         set_err(err, err_size, "target", msg);
         LLVMDisposeMessage(msg);
         LLVMDisposeMessage(triple);
-        return NULL;
+        return false;
     }
     char *cpu = t->cpu ? LLVMCreateMessage(t->cpu) : LLVMGetHostCPUName();
     char *features = t->features ? LLVMCreateMessage(t->features)
@@ -204,6 +204,23 @@ LLVMTargetMachineRef jit_target_machine(const jit_target *t, char **triple_out, 
             free(more);
         }
     }
+    *triple_out = triple;
+    *cpu_out = cpu;
+    *features_out = features;
+    return true;
+}
+
+LLVMTargetMachineRef jit_target_machine_for(const jit_target *t, const char *triple,
+                                            const char *cpu, const char *features, char *err,
+                                            size_t err_size)
+{
+    char *msg = NULL;
+    LLVMTargetRef target;
+    if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
+        set_err(err, err_size, "target", msg);
+        LLVMDisposeMessage(msg);
+        return NULL;
+    }
     int level = t->opt_level ? t->opt_level : 2;
     LLVMCodeGenOptLevel cg = level <= 0   ? LLVMCodeGenLevelNone
                              : level == 1 ? LLVMCodeGenLevelLess
@@ -216,6 +233,16 @@ LLVMTargetMachineRef jit_target_machine(const jit_target *t, char **triple_out, 
                                             LLVMCodeModelJITDefault);
     if (!tm)
         set_err(err, err_size, "cannot create a target machine for", triple);
+    return tm;
+}
+
+LLVMTargetMachineRef jit_target_machine(const jit_target *t, char **triple_out, char **cpu_out,
+                                        char **features_out, char *err, size_t err_size)
+{
+    char *triple, *cpu, *features;
+    if (!jit_target_names(t, &triple, &cpu, &features, err, err_size))
+        return NULL;
+    LLVMTargetMachineRef tm = jit_target_machine_for(t, triple, cpu, features, err, err_size);
     if (tm && cpu_out)
         *cpu_out = cpu;
     else

@@ -56,6 +56,16 @@ typedef struct jit_target {
 LLVMTargetMachineRef jit_target_machine(const jit_target *t, char **triple_out, char **cpu_out,
                                         char **features_out, char *err, size_t err_size);
 
+/* The two halves of jit_target_machine: the normalized triple, CPU and
+ * features (all three set on success, free with LLVMDisposeMessage), and a
+ * target machine for them. Creating the machine costs ~1 ms; a cached object
+ * needs only the names. */
+bool jit_target_names(const jit_target *t, char **triple_out, char **cpu_out,
+                      char **features_out, char *err, size_t err_size);
+LLVMTargetMachineRef jit_target_machine_for(const jit_target *t, const char *triple,
+                                            const char *cpu, const char *features, char *err,
+                                            size_t err_size);
+
 /* Called around the emitters: `before` after jit_emit_init (install a host_ptr
  * hook, emit data), `after` once every emitter ran (export tables). Either may be
  * NULL; returning false fails the build (message in err). */

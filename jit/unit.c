@@ -7,6 +7,8 @@
 
 #include <llvm-c/Object.h>
 
+#include "codec_impl.h"
+
 typedef struct lower_ctx {
     const jit_unit_options *opts;
 } lower_ctx;
@@ -37,6 +39,79 @@ static bool collect_entries(jit_unit *u)
     return true;
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The entry points a cached object defines: every candidate of the unit (each
+ * type's two ops of its side) whose symbol the object has. */
+static bool entries_of_object(jit_unit *u, size_t type_count)
+{
+    char *msg = NULL;
+    LLVMBinaryRef bin = LLVMCreateBinary(u->obj, u->ctx, &msg);
+    if (msg)
+        LLVMDisposeMessage(msg);
+    if (!bin)
+        return false;
+    /* The names point into the object's buffer, alive with bin. */
+    size_t count = 0, cap = 64;
+    const char **names = malloc(sizeof *names * cap);
+    bool ok = names != NULL;
+    LLVMSymbolIteratorRef it = ok ? LLVMObjectFileCopySymbolIterator(bin) : NULL;
+    for (; ok && it && !LLVMObjectFileIsSymbolIteratorAtEnd(bin, it); LLVMMoveToNextSymbol(it)) {
+        if (count == cap) {
+            const char **grown = realloc(names, sizeof *names * (cap *= 2));
+            ok = grown != NULL;
+            if (!ok)
+                break;
+            names = grown;
+        }
+        names[count++] = LLVMGetSymbolName(it);
+    }
+    if (it)
+        LLVMDisposeSymbolIterator(it);
+    u->entries = ok ? malloc(sizeof *u->entries * (type_count * 2 + 1)) : NULL;
+    ok = ok && u->entries;
+    if (ok)
+        qsort(names, count, sizeof *names, by_name);
+    fbe_model m = u->unit >= JIT_UNIT_FINAL_WRITE ? FBE_FINAL : FBE_STANDARD;
+    int first_op = u->unit % 2 ? JIT_VERIFY : JIT_SIZE;
+    for (size_t i = 0; ok && i < type_count; i++)
+        for (int op = first_op; op < first_op + 2; op++) {
+            jit_entry_ref r = (jit_entry_ref)(i * 8 + (size_t)m * 4 + (size_t)op);
+            char name[JIT_ENTRY_NAME_MAX];
+            const char *key = name;
+            jit_unit_entry_name(u, r, name);
+            if (bsearch(&key, names, count, sizeof *names, by_name))
+                u->entries[u->entry_count++] = r;
+        }
+    free(names);
+    LLVMDisposeBinary(bin);
+    return ok;
+}
+
+/* A hit of the object cache: the unit is its object. */
+static bool lower_from_cache(jit_unit *u, const fbe_codec *codec)
+{
+    const jit_unit_options *o = &u->opts;
+    jit_cache_unit_key(o->ir, u->unit, o->generation, u->triple, u->cpu, u->features,
+                       o->opt_level, &u->key);
+    u->obj = jit_cache_load(o->cache_dir, &u->key);
+    if (!u->obj)
+        return false;
+    if (!entries_of_object(u, codec->type_count)) {
+        LLVMDisposeMemoryBuffer(u->obj);
+        u->obj = NULL;
+        free(u->entries);
+        u->entries = NULL;
+        u->entry_count = 0;
+        return false;
+    }
+    u->cached = true;
+    return true;
+}
+
 jit_unit *jit_unit_lower(const fbe_codec *codec, int unit, const jit_unit_options *opts)
 {
     double t0 = jit_now_ms();
@@ -47,12 +122,20 @@ jit_unit *jit_unit_lower(const fbe_codec *codec, int unit, const jit_unit_option
     u->opts = *opts;
     jit_target target = {.cpu = opts->cpu, .features = opts->features,
                          .opt_level = opts->opt_level, .object = true};
-    u->tm = jit_target_machine(&target, &u->triple, &u->cpu, &u->features, NULL, 0);
-    if (!u->tm) {
+    if (!jit_target_names(&target, &u->triple, &u->cpu, &u->features, NULL, 0)) {
         free(u);
         return NULL;
     }
     u->ctx = LLVMContextCreate();
+    if (opts->cache_dir && opts->ir && lower_from_cache(u, codec)) {
+        u->lower_ms = jit_now_ms() - t0;
+        return u;
+    }
+    u->tm = jit_target_machine_for(&target, u->triple, u->cpu, u->features, NULL, 0);
+    if (!u->tm) {
+        jit_unit_free(u);
+        return NULL;
+    }
     lower_ctx lc = {&u->opts};
     jit_module_hooks hooks = {.before = before_emit, .ctx = &lc};
     if (!jit_module_lower(&u->jm, u->ctx, u->tm, codec, JIT_UNIT(unit), &hooks, NULL, 0) ||
@@ -90,12 +173,8 @@ static size_t text_bytes(LLVMMemoryBufferRef obj, LLVMContextRef ctx)
 bool jit_unit_finish(jit_unit *u)
 {
     double t0 = jit_now_ms();
-    const char *dir = u->opts.cache_dir;
-    if (dir) {
-        jit_cache_key_of(u->jm.mod, u->triple, u->cpu, u->features, u->opts.opt_level, &u->key);
-        u->obj = jit_cache_load(dir, &u->key);
-        u->cached = u->obj != NULL;
-    }
+    /* The key was computed (and missed) before lowering. */
+    const char *dir = u->opts.cache_dir && u->opts.ir ? u->opts.cache_dir : NULL;
     bool ok = true;
     if (!u->obj) {
         ok = jit_module_optimize(&u->jm, u->tm, u->opts.opt_level, NULL, 0);

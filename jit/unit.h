@@ -22,6 +22,7 @@ typedef struct jit_unit_options {
     const char *features;  /* NULL: the host's when cpu is NULL, else none */
     int opt_level;         /* 0..3, 0 = 2 */
     const char *cache_dir; /* NULL: no object cache */
+    const jit_cache_digest *ir; /* the schema's part of the cache keys (with cache_dir) */
     unsigned generation;   /* > 0 on a retry: other entry symbol names (emit.h) */
 } jit_unit_options;
 
@@ -45,8 +46,8 @@ typedef struct jit_unit {
     double lower_ms, optimize_ms, codegen_ms;
 } jit_unit;
 
-/* Lowers unit `unit` of every struct of `codec`. NULL on failure (FBE_JIT_DEBUG
- * says why). */
+/* Lowers unit `unit` of every struct of `codec`, or, when the cache holds its
+ * object, only reads that. NULL on failure (FBE_JIT_DEBUG says why). */
 jit_unit *jit_unit_lower(const fbe_codec *codec, int unit, const jit_unit_options *opts);
 
 /* From the cache, or optimized and compiled (and then stored in the cache). */

@@ -8,6 +8,7 @@
  * JIT's own deserialize must give a value that re-serializes to them. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -487,6 +488,98 @@ static void test_cache_dir(void **state)
     fbe_schema_free(schema);
 }
 
+/* Reads the older writer's frame (S without x) with `codec` and returns the
+ * default deserialize gave x. */
+static double default_read(const fbe_schema *old, fbe_codec *codec)
+{
+    fbe_codec *writer = fbe_interp_create(old, NULL, NULL);
+    assert_non_null(writer);
+    const fbe_type *wt = fbe_codec_type(writer, "p.S");
+    const fbe_type *t = fbe_codec_type(codec, "p.S");
+    assert_non_null(wt);
+    assert_non_null(t);
+    int32_t a = 7;
+    fbe_buffer buf;
+    fbe_buffer_init(&buf, NULL, NULL);
+    assert_int_equal(fbe_serialize(wt, FBE_STANDARD, &a, &buf), FBE_OK);
+    fbe_arena arena;
+    fbe_arena_init(&arena, NULL, NULL);
+    _Alignas(8) unsigned char value[64] = {0};
+    assert_true(t->ir->host_size <= sizeof value);
+    fbe_decode_options o = {.arena = &arena};
+    assert_int_equal(fbe_deserialize(t, FBE_STANDARD, buf.data, buf.size, value, &o, NULL), FBE_OK);
+    const fbe_ir_field *x = fbe_field_by_name(t->ir, "x");
+    assert_non_null(x);
+    double d;
+    memcpy(&d, value + x->host_offset, sizeof d);
+    fbe_arena_free(&arena);
+    fbe_buffer_free(&buf);
+    fbe_codec_free(writer);
+    return d;
+}
+
+/* The cache's key is computed before lowering, from the schema's IR: schemas
+ * that differ only in a default's last bit, in a type name past its 512th
+ * character, or in the depth limit must not share an object. */
+static void test_cache_key(void **state)
+{
+    (void)state;
+    if (!fbe_jit_available())
+        skip();
+    snprintf(cache_root, sizeof cache_root, "/tmp/fbe-lifecycle-cache-XXXXXX");
+    assert_non_null(mkdtemp(cache_root));
+    fbe_jit_options opts = {.cache_dir = cache_root, .models = FBE_JIT_MODEL(FBE_STANDARD)};
+
+    /* 0.1 and the next double up */
+    fbe_schema *old = load_text_ok("package p\nstruct S { int32 a; }\n");
+    fbe_schema *lo = load_text_ok("package p\nstruct S { int32 a; double x = 0.1; }\n");
+    fbe_schema *hi = load_text_ok("package p\nstruct S { int32 a; double x = 0.10000000000000002; }\n");
+    double next = nextafter(0.1, 1.0);
+    for (int round = 0; round < 2; round++) {
+        fbe_codec *c = compile_native(lo, &opts);
+        assert_true(fbe_jit_codec_stats(c).cached == (round == 1));
+        assert_true(default_read(old, c) == 0.1);
+        fbe_codec_free(c);
+        c = compile_native(hi, &opts);
+        assert_true(fbe_jit_codec_stats(c).cached == (round == 1));
+        assert_true(default_read(old, c) == next);
+        fbe_codec_free(c);
+    }
+    fbe_schema_free(old);
+    fbe_schema_free(lo);
+    fbe_schema_free(hi);
+
+    /* element types whose names differ only at the end, 602 characters in */
+    char name[604], text[2][2048];
+    memset(name, 'n', sizeof name - 1);
+    name[0] = 'Q';
+    name[sizeof name - 1] = 0;
+    for (int k = 0; k < 2; k++) {
+        snprintf(text[k], sizeof text[k],
+                 "package p\nstruct %s1 { int32 a; }\nstruct %s2 { int64 b; string c; }\n"
+                 "struct S { %s%d[] v; }\n", name, name, name, k + 1);
+        fbe_schema *sk = load_text_ok(text[k]);
+        fbe_codec *c = compile_native(sk, &opts);
+        assert_false(fbe_jit_codec_stats(c).cached);
+        assert_exercise(sk, c, 20, 910 + (uint64_t)k);
+        fbe_codec_free(c);
+        fbe_schema_free(sk);
+    }
+
+    /* the depth limit is a constant of the code */
+    fbe_schema *proto = load_golden("proto");
+    for (unsigned depth = 5; depth <= 6; depth++) {
+        fbe_jit_options d = opts;
+        d.max_depth = depth;
+        fbe_codec *c = compile_native(proto, &d);
+        assert_false(fbe_jit_codec_stats(c).cached);
+        assert_int_equal(fbe_codec_max_depth(c), depth);
+        assert_exercise(proto, c, 5, 920 + depth);
+        fbe_codec_free(c);
+    }
+    fbe_schema_free(proto);
+}
+
 int main(void)
 {
     /* These tests are about compiling: a cache from the environment would turn
@@ -502,6 +595,7 @@ int main(void)
         cmocka_unit_test(test_stats),
         cmocka_unit_test(test_models),
         cmocka_unit_test_teardown(test_cache_dir, remove_cache_root),
+        cmocka_unit_test_teardown(test_cache_key, remove_cache_root),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

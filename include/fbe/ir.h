@@ -131,9 +131,10 @@ void fbe_ir_symbol_name(const char *name, char out[FBE_IR_MAX_SYMBOL + 1]);
 #define FBE_IR_MAX_PREFIX (FBE_IR_MAX_SYMBOL + 4)
 void fbe_ir_package_prefix(const fbe_ir_package *pkg, char out[FBE_IR_MAX_PREFIX + 1]);
 
-/* Schema spelling of a type ("int32?", "proto.Order[]", "string<int32>"), truncated
- * to fit `size` bytes. */
-void fbe_ir_type_spelling(const fbe_ir_type *type, char *buf, size_t size);
+/* Schema spelling of a type ("int32?", "proto.Order[]", "string<int32>"), cut to
+ * fit `size` bytes (always NUL-terminated when size > 0). Returns the whole
+ * spelling's length, as snprintf does: >= size means it was cut. */
+size_t fbe_ir_type_spelling(const fbe_ir_type *type, char *buf, size_t size);
 
 /* The kind a value of this type is stored, ordered and hashed as: an enum's or
  * flags' base; else the type's own kind. */

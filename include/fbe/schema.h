@@ -75,6 +75,8 @@ const fbe_ir_flags *fbe_schema_find_flags(const fbe_schema *schema, const char *
 
 /* The stable text form printed by `fbec ir`. */
 void fbe_ir_print(const fbe_schema *schema, FILE *out);
+/* The same text for one package (fbe_ir_print prints the root package's). */
+void fbe_ir_print_package(const fbe_ir_package *package, FILE *out);
 
 #ifdef __cplusplus
 }
