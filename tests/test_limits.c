@@ -587,6 +587,102 @@ static void test_serialize_depth_collections(void **state)
     fbe_schema_free(dv);
 }
 
+/* ---- a struct reached through a list of it while what it holds is derived ---------- */
+
+/* fuzz_schema_size: S3 derives from S0, which holds S2 by value, and S2 holds a
+ * list of S3. Lowering S2 reached S3 through the list before S2's uuid was
+ * derived, and S3's size list kept the uuid as a step the size walk does not
+ * expect: UBSan stopped at an unreachable point in std_write.c, and without it
+ * the standard frame size was anyone's guess. Each declaration order, since
+ * the lowering follows it. */
+static const char *const reached_schemas[] = {
+    "package rc\nstruct S0 { S2 v; }\nstruct S2 { S3() l; uuid u; }\nstruct S3 : S0 { int8 x; }\n",
+    "package rc\nstruct S2 { S3() l; uuid u; }\nstruct S3 : S0 { int8 x; }\nstruct S0 { S2 v; }\n",
+    "package rc\nstruct S3 : S0 { int8 x; }\nstruct S0 { S2 v; }\nstruct S2 { S3() l; uuid u; }\n",
+};
+
+/* Serialized in both models, verified, read back whole and written again to
+ * the same bytes; returns the standard frame's size. */
+static size_t round_trip(const fbe_type *t, const void *value)
+{
+    size_t std_size = 0;
+    for (int m = 0; m < 2; m++) {
+        fbe_buffer out, again;
+        fbe_buffer_init(&out, NULL, NULL);
+        fbe_buffer_init(&again, NULL, NULL);
+        assert_int_equal(fbe_serialize(t, (fbe_model)m, value, &out), FBE_OK);
+        assert_int_equal(fbe_verify(t, (fbe_model)m, out.data, out.size, NULL), FBE_OK);
+        fbe_arena arena;
+        fbe_arena_init(&arena, NULL, NULL);
+        void *back = fbe_arena_zalloc(&arena, t->ir->host_size);
+        assert_non_null(back);
+        fbe_decode_options o = {.arena = &arena};
+        size_t consumed = 0;
+        assert_int_equal(fbe_deserialize(t, (fbe_model)m, out.data, out.size, back, &o, &consumed),
+                         FBE_OK);
+        assert_int_equal(consumed, out.size);
+        assert_int_equal(fbe_serialize(t, (fbe_model)m, back, &again), FBE_OK);
+        assert_int_equal(again.size, out.size);
+        assert_memory_equal(again.data, out.data, out.size);
+        if (m == FBE_STANDARD)
+            std_size = out.size;
+        fbe_arena_free(&arena);
+        fbe_buffer_free(&again);
+        fbe_buffer_free(&out);
+    }
+    return std_size;
+}
+
+static const fbe_ir_field *field_of(const fbe_ir_struct *st, const char *name)
+{
+    for (size_t i = 0; i < st->field_count; i++)
+        if (!strcmp(st->fields[i].name, name))
+            return &st->fields[i];
+    fail_msg("%s has no field %s", st->full_name, name);
+    return NULL;
+}
+
+static void test_struct_reached_through_a_list(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < sizeof reached_schemas / sizeof *reached_schemas; k++) {
+        fbe_schema *s = load_text_ok(reached_schemas[k]);
+        fbe_codec *c = fbe_interp_create(s, NULL, NULL);
+        assert_non_null(c);
+        for (size_t i = 0; i < fbe_codec_type_count(c); i++) {
+            const fbe_type *t = fbe_codec_type_at(c, i);
+            void *v = calloc(1, t->ir->host_size);
+            assert_non_null(v);
+            fbe_init(t->ir, v);
+            round_trip(t, v);
+            free(v);
+        }
+        /* An S3 whose list holds one S3 (both defaults otherwise). Standard
+         * frame, by the spec's layout: the 8-byte header, S3's body (8-byte
+         * body header, S2's 4-byte offset, x) = 13, S2's body (8 + the list's
+         * offset 4 + uuid 16) = 28, the list (4-byte count, then the element's
+         * 4-byte offset) = 8, the element's S3 body 13 and its S2 body 28 and
+         * empty list 4. */
+        const fbe_type *s3 = fbe_codec_type(c, "rc.S3");
+        const fbe_type *s2 = fbe_codec_type(c, "rc.S2");
+        assert_non_null(s3);
+        assert_non_null(s2);
+        uint8_t *outer = calloc(2, s3->ir->host_size);
+        assert_non_null(outer);
+        uint8_t *inner = outer + s3->ir->host_size;
+        fbe_init(s3->ir, outer);
+        fbe_init(s3->ir, inner);
+        fbe_seq *list = (fbe_seq *)(outer + field_of(s3->ir, "v")->host_offset +
+                                    field_of(s2->ir, "l")->host_offset);
+        list->data = inner;
+        list->size = 1;
+        assert_int_equal(round_trip(s3, outer), 8 + 13 + 28 + 8 + 13 + 28 + 4);
+        free(outer);
+        fbe_codec_free(c);
+        fbe_schema_free(s);
+    }
+}
+
 /* ---- the same through generated code: static C and AOT objects -------------------- */
 
 #ifndef FBE_LIMITS_CC
@@ -812,6 +908,7 @@ int main(void)
         cmocka_unit_test(test_cycles_and_c_names),
         cmocka_unit_test(test_serialize_depth),
         cmocka_unit_test(test_serialize_depth_collections),
+        cmocka_unit_test(test_struct_reached_through_a_list),
         cmocka_unit_test(test_generated_code),
         cmocka_unit_test(test_utf8_defaults),
         cmocka_unit_test(test_front_end_scales_linearly),

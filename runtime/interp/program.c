@@ -223,8 +223,9 @@ static void derive_node(lowering *L, interp_node *n)
     case OP_STRUCT: {
         interp_prog *p = (interp_prog *)n->prog;
         derive_prog(L, p);
-        /* a prog still being derived is reached through an optional or a
-         * collection (by-value cycles are refused), so it is not constant */
+        /* a prog still being derived, or left for later (derive_prog), is
+         * reached through an optional or a collection (by-value cycles are
+         * refused), so it is not constant */
         bool done = L->derive_state[p - L->progs] == 2;
         n->std_const = done && p->std_size_steps.count == 0 && p->std_size_string_count == 0;
         n->std_extra = n->std_const ? p->std_const : 0;
@@ -457,7 +458,19 @@ static bool make_size_lists(lowering *L, interp_prog *p, bool final)
     return true;
 }
 
-/* By-value containment is acyclic: the recursion through derive_node ends. */
+/* By-value containment is acyclic: the recursion through derive_node ends.
+ * The size lists copy the fields of the structs held by value (collect_size),
+ * so those must be derived first; one can still be in progress when `p` was
+ * reached through an optional or a collection of it. With
+ *     struct S0 { S2 v; }  struct S2 { S3() l; uuid u; }  struct S3 : S0 {}
+ * deriving S2 reaches S3 through the list, and S3 holds S2 by value, whose
+ * uuid was not derived yet: S3's size list got it as a step the size walk
+ * does not expect (found by fuzz_schema_size). Such a `p` is left for later
+ * (state 0): what reached it treats it as not constant, and it is derived
+ * again from fbe_interp_create's loop, where nothing it holds by value can be
+ * in progress (that would be a by-value cycle), so it completes there. A
+ * struct left for later holds a struct that is not fixed, so it is not fixed
+ * either: no final_depth was taken from it. */
 static void derive_prog(lowering *L, interp_prog *p)
 {
     size_t i = (size_t)(p - L->progs);
@@ -465,11 +478,18 @@ static void derive_prog(lowering *L, interp_prog *p)
         return;
     L->derive_state[i] = 1;
     uint32_t depth = 0;
+    bool later = false;
     for (size_t f = 0; f < p->field_count; f++) {
         interp_node *n = (interp_node *)&p->fields[f].node;
         derive_node(L, n);
         if (n->final_fixed && n->final_depth > depth)
             depth = n->final_depth;
+        if (n->op == OP_STRUCT && L->derive_state[n->prog - L->progs] != 2)
+            later = true;
+    }
+    if (later) {
+        L->derive_state[i] = 0;
+        return;
     }
     p->std_header = (uint64_t)p->std_body_size | (uint64_t)p->type_number << 32;
     p->fixed_depth = p->final_fixed ? depth + 1 : 0;
@@ -535,8 +555,12 @@ fbe_codec *fbe_interp_create(const fbe_schema *schema, const fbe_codec_options *
             return fail(codec, status, FBE_NOMEM);
     for (size_t i = 0; i < count; i++)
         prog_final_min(&L, &L.progs[i]);
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; i < count; i++) {
         derive_prog(&L, &L.progs[i]);
+        /* from here nothing is in progress: every prog completes (derive_prog) */
+        if (L.derive_state[i] != 2)
+            L.failed = true;
+    }
     if (L.failed)
         return fail(codec, status, FBE_NOMEM);
     for (size_t i = 0; i < count; i++) {
