@@ -190,7 +190,11 @@ static void test_called_first(void **state)
     assert_non_null(account);
     bool decided = false;
     for (int attempt = 0; attempt < 5 && !decided; attempt++) {
-        fbe_codec *c = background(schema, &(fbe_jit_options){.threads = 1});
+        /* Not the suite's object cache: a hit installs a unit in about a
+         * millisecond, sooner than this thread can look between two units. A
+         * directory that cannot exist never hits (nor stores). */
+        fbe_codec *c = background(schema, &(fbe_jit_options){.threads = 1,
+                                                             .cache_dir = "/dev/null/no-cache"});
         const fbe_type *t = fbe_codec_type_of(c, account);
         fbe_verify_fn std_verify0 = __atomic_load_n(&t->ops[FBE_STANDARD].verify, __ATOMIC_ACQUIRE);
         fbe_verify_fn final_verify0 = __atomic_load_n(&t->ops[FBE_FINAL].verify, __ATOMIC_ACQUIRE);
