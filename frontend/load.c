@@ -1,5 +1,5 @@
-/* Loading a schema: files, imports (search path, cycles, duplicates) and the
- * public fbe_schema object. Every package is parsed and resolved once. */
+/* Loading a schema: files, imports (search path, cycles, duplicates). Every
+ * package is parsed and resolved once into the fbe_schema object. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,13 +8,7 @@
 #include "diag.h"
 #include "fbe/schema.h"
 #include "resolve.h"
-
-struct fbe_schema {
-    fbe_arena arena;
-    const fbe_ir_package **packages; /* imports before importers; root last */
-    size_t package_count;
-    const fbe_ir_package *root;
-};
+#include "schema_impl.h" /* the object loading fills; its accessors are runtime/schema.c */
 
 enum { MAX_IMPORT_DEPTH = 64, MAX_PACKAGES = 1024 };
 
@@ -248,75 +242,4 @@ fbe_schema *fbe_schema_load_string(const char *name, const char *text, size_t le
 {
     memory_input in = {name, text, len};
     return load(get_memory, &in, name, options, error_count);
-}
-
-void fbe_schema_free(fbe_schema *schema)
-{
-    if (!schema)
-        return;
-    fbe_arena_free(&schema->arena);
-    free(schema);
-}
-
-const fbe_ir_package *fbe_schema_root(const fbe_schema *schema)
-{
-    return schema->root;
-}
-
-size_t fbe_schema_package_count(const fbe_schema *schema)
-{
-    return schema->package_count;
-}
-
-const fbe_ir_package *fbe_schema_package(const fbe_schema *schema, size_t index)
-{
-    return index < schema->package_count ? schema->packages[index] : NULL;
-}
-
-/* Splits "pkg.Name" (or "Name" meaning the root package) and finds the package. */
-static const fbe_ir_package *package_for(const fbe_schema *schema, const char *name,
-                                         const char **local)
-{
-    const char *dot = strchr(name, '.');
-    if (!dot) {
-        *local = name;
-        return schema->root;
-    }
-    *local = dot + 1;
-    for (size_t i = 0; i < schema->package_count; i++) {
-        const fbe_ir_package *p = schema->packages[i];
-        if (strlen(p->name) == (size_t)(dot - name) && strncmp(p->name, name, (size_t)(dot - name)) == 0)
-            return p;
-    }
-    return NULL;
-}
-
-const fbe_ir_struct *fbe_schema_find_struct(const fbe_schema *schema, const char *name)
-{
-    const char *local;
-    const fbe_ir_package *p = package_for(schema, name, &local);
-    for (size_t i = 0; p && i < p->struct_count; i++)
-        if (strcmp(p->structs[i]->name, local) == 0)
-            return p->structs[i];
-    return NULL;
-}
-
-const fbe_ir_enum *fbe_schema_find_enum(const fbe_schema *schema, const char *name)
-{
-    const char *local;
-    const fbe_ir_package *p = package_for(schema, name, &local);
-    for (size_t i = 0; p && i < p->enum_count; i++)
-        if (strcmp(p->enums[i]->name, local) == 0)
-            return p->enums[i];
-    return NULL;
-}
-
-const fbe_ir_flags *fbe_schema_find_flags(const fbe_schema *schema, const char *name)
-{
-    const char *local;
-    const fbe_ir_package *p = package_for(schema, name, &local);
-    for (size_t i = 0; p && i < p->flags_count; i++)
-        if (strcmp(p->flags[i]->name, local) == 0)
-            return p->flags[i];
-    return NULL;
 }

@@ -9,6 +9,11 @@
  * test_static builds it unchanged against the C of `fbec c` (same symbols) with
  * -DAOT_BACKEND=FBE_BACKEND_STATIC.
  *
+ * With -DAOT_INTERP (and libfbe_interp.a, still no compiler) the golden cases go
+ * through fbe_interp_create_image(&image) instead: the interpreter over the
+ * image's IR; the checks of the AOT codec itself (backend, image, entry point
+ * symbols) stay on the AOT codec.
+ *
  * AOT_PACKAGE.h is the header `fbec aot --header` wrote; AOT_TYPE a struct of the
  * package whose entry points are also called directly by their symbols.
  *
@@ -553,6 +558,27 @@ int main(int argc, char **argv)
                        m == 0 ? "std" : "final", op_names[op], without, IMAGE.type_count);
         }
     check_direct(codec);
+#ifdef AOT_INTERP
+    fbe_codec *native = codec;
+    codec = fbe_interp_create_image(&IMAGE, NULL, &st);
+    if (!codec) {
+        fprintf(stderr, "aot_check %s: fbe_interp_create_image failed: %s\n", package,
+                fbe_status_name(st));
+        return 1;
+    }
+    if (fbe_codec_backend(codec) != FBE_BACKEND_INTERP || fbe_aot_codec_image(codec) ||
+        fbe_codec_max_depth(codec) != fbe_codec_max_depth(native) ||
+        fbe_codec_type_count(codec) != IMAGE.type_count) {
+        fprintf(stderr, "aot_check %s: not an interpreter codec of this image\n", package);
+        bad = 1;
+    }
+    for (size_t i = 0; i < fbe_codec_type_count(codec); i++)
+        if (fbe_codec_type_at(codec, i)->ir != IMAGE.types[i].ir) {
+            fprintf(stderr, "aot_check %s: type %zu is not the image's\n", package, i);
+            bad = 1;
+        }
+    printf("aot_check %s: the interpreter over the image\n", package);
+#endif
 
     size_t len = 0;
     char *manifest = (char *)read_all("MANIFEST.tsv", &len);
@@ -593,6 +619,9 @@ int main(int argc, char **argv)
     }
     free(manifest);
     fbe_codec_free(codec);
+#ifdef AOT_INTERP
+    fbe_codec_free(native);
+#endif
 
     unsigned total_failed = 0;
     printf("aot_check %s: %zu golden rows\n", package, rows);

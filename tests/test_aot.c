@@ -6,6 +6,8 @@
  *     run through every golden case of its package (tests/aot_check.c), and its
  *     image compared member by member with the compiler's IR
  *     (tests/aot_image_check.c);
+ *   - the interpreter over each image (fbe_interp_create_image), linked with
+ *     fbe_interp and fbe_runtime but not the compiler, through the same cases;
  *   - objects of packages that import each other link into one program;
  *   - cross-compilation, determinism and the command line. */
 #include "test_cmd.h"
@@ -174,6 +176,38 @@ static void test_runtime_codec(void **state)
     fbe_buffer_free(&buf);
     fbe_codec_free(codec);
 
+    /* The interpreter over the same image: every struct of its packages, the
+     * image's limit unless the options set one, the same ABI checks. */
+    assert_null(fbe_interp_create_image(NULL, NULL, &st));
+    assert_int_equal(st, FBE_INVALID_ARGUMENT);
+    old = img;
+    old.abi_version = 0;
+    assert_null(fbe_interp_create_image(&old, NULL, &st));
+    assert_int_equal(st, FBE_UNSUPPORTED);
+    old = img;
+    old.layout_check ^= 1;
+    assert_null(fbe_interp_create_image(&old, NULL, &st));
+    assert_int_equal(st, FBE_UNSUPPORTED);
+    fbe_codec *over = fbe_interp_create_image(&img, NULL, &st);
+    assert_non_null(over);
+    assert_int_equal(st, FBE_OK);
+    assert_int_equal(fbe_codec_backend(over), FBE_BACKEND_INTERP);
+    assert_null(fbe_aot_codec_image(over));
+    assert_int_equal(fbe_codec_max_depth(over), 9);
+    assert_int_equal(fbe_codec_type_count(over), root->struct_count);
+    assert_true(fbe_aot_has_op(fbe_codec_type(over, "proto.Order"), FBE_STANDARD, FBE_OP_SERIALIZE));
+    fbe_codec_free(over);
+    fbe_codec_options three = {.max_depth = 3};
+    over = fbe_interp_create_image(&img, &three, &st);
+    assert_non_null(over);
+    assert_int_equal(fbe_codec_max_depth(over), 3);
+    fbe_codec_free(over);
+    old = img;
+    old.max_depth = 0;
+    over = fbe_interp_create_image(&old, NULL, &st);
+    assert_int_equal(fbe_codec_max_depth(over), FBE_DEFAULT_MAX_DEPTH);
+    fbe_codec_free(over);
+
     /* Other backends have every operation. */
     fbe_codec *interp = fbe_interp_create(schema, NULL, NULL);
     assert_non_null(interp);
@@ -245,6 +279,45 @@ static void test_golden_objects(void **state)
         const char *rows = strstr(out, ": ");
         assert_non_null(rows);
         assert_true(atoi(rows + 2) > 0); /* "aot_check PKG: N golden rows" */
+        free(out);
+    }
+}
+
+/* The interpreter over each object's image (fbe_interp_create_image) in a
+ * program that links the object, fbe_interp and fbe_runtime, not the compiler:
+ * every golden case of the package through it (tests/aot_check.c -DAOT_INTERP). */
+static void test_interp_from_image(void **state)
+{
+    (void)state;
+    ensure_objects();
+    for (size_t i = 0; i < GOLDEN_COUNT; i++) {
+        const char *pkg = golden[i][0];
+        keep(exe, "%s/aot_interp_check_%s", outdir(), pkg);
+        remove(exe);
+        expect_status(link_cmd(fmt("%s/tests/aot_check.c", FBE_SOURCE_DIR),
+                               fmt("-DAOT_PACKAGE=%s -DAOT_TYPE=%s -DAOT_INTERP%s", pkg,
+                                   golden[i][1], all_ops[i] ? " -DAOT_ALL_OPS" : ""),
+                               fmt("'%s/%s.o' '%s' '%s'", outdir(), pkg, FBE_INTERP_LIB,
+                                   FBE_RUNTIME_LIB),
+                               exe),
+                      0, NULL);
+        char *syms = NULL;
+        expect_status(fmt("nm '%s'", exe), 0, &syms);
+        assert_non_null(strstr(syms, "interp_std_deserialize")); /* the interpreter */
+        assert_null(strstr(syms, "fbe_schema_load"));          /* no compiler */
+        assert_null(strstr(syms, "fbe_resolve_package"));
+        assert_null(strstr(syms, "LLVM"));
+        free(syms);
+        char *out = NULL;
+        expect_status(fmt("'%s' '%s'", exe, shared_path("golden")), 0, &out);
+        print_message("%s", out);
+        assert_non_null(strstr(out, "the interpreter over the image"));
+        /* "aot_check PKG: N golden rows", N > 0 */
+        const char *rows = strstr(out, " golden rows");
+        assert_non_null(rows);
+        while (rows > out && rows[-1] != ' ')
+            rows--;
+        assert_true(atoi(rows) > 0);
         free(out);
     }
 }
@@ -511,6 +584,7 @@ int main(void)
         cmocka_unit_test(test_image_layout),
         cmocka_unit_test(test_runtime_codec),
         cmocka_unit_test(test_golden_objects),
+        cmocka_unit_test(test_interp_from_image),
         cmocka_unit_test(test_image_equals_ir),
         cmocka_unit_test(test_link_together),
         cmocka_unit_test(test_deterministic),

@@ -1,6 +1,7 @@
 /* Ahead-of-time codecs: objects written by `fbec aot` and the runtime side that
  * turns them into an fbe_codec with nothing but fbe_runtime (no LLVM, no
- * compiler, no interpreter). See docs/aot.md.
+ * compiler, no interpreter; fbe_interp_create_image adds the interpreter over the
+ * same image). See docs/aot.md.
  *
  * An object compiled from package P exports (C linkage, default visibility):
  *
@@ -80,6 +81,16 @@ typedef struct fbe_aot_image {
  * image of another ABI, FBE_NOMEM. The image must outlive the codec (it is
  * static data of the linked object). */
 fbe_codec *fbe_aot_codec_create(const fbe_aot_image *image, fbe_status *status);
+
+/* The interpreter (library fbe_interp) over the image's IR instead of its native
+ * code: fbe_interp_create_ir(image->packages, image->package_count, ...), whose
+ * nesting limit is image->max_depth unless options->max_depth is set. A program
+ * linking an object of `fbec aot` or `fbec c` gets an interpreter codec of the
+ * same schema with fbe_interp and fbe_runtime only (no compiler, no LLVM).
+ * NULL and *status: FBE_INVALID_ARGUMENT (NULL image), FBE_UNSUPPORTED (another
+ * ABI, as fbe_aot_codec_create), FBE_NOMEM. The image must outlive the codec. */
+fbe_codec *fbe_interp_create_image(const fbe_aot_image *image, const fbe_codec_options *options,
+                                   fbe_status *status);
 
 /* The image behind an AOT or static C codec (NULL for other backends). */
 const fbe_aot_image *fbe_aot_codec_image(const fbe_codec *codec);

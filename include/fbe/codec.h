@@ -109,9 +109,20 @@ struct fbe_schema;
 
 /* The portable interpreter: works for any schema, no LLVM needed. Covers every
  * struct of every package of the schema. Returns NULL and sets *status (may be
- * NULL) on failure. The schema must outlive the codec. */
+ * NULL) on failure. The schema must outlive the codec. Same as
+ * fbe_interp_create_ir over fbe_schema_package(schema, 0 .. count-1). */
 fbe_codec *fbe_interp_create(const struct fbe_schema *schema, const fbe_codec_options *options,
                              fbe_status *status);
+
+/* The interpreter over resolved IR packages, however they were made: a loaded
+ * schema's (fbe_schema_package) or an image's (fbe/aot.h, fbe_interp_create_image),
+ * so a program without the schema compiler can interpret. `packages` lists each
+ * package once, after its direct imports (as both list them); the codec covers
+ * every struct of every listed package, in that order. FBE_INVALID_ARGUMENT for a
+ * list that breaks this (NULL or repeated packages, a missing or later import).
+ * The packages must outlive the codec; the array itself need not. */
+fbe_codec *fbe_interp_create_ir(const fbe_ir_package *const *packages, size_t package_count,
+                                const fbe_codec_options *options, fbe_status *status);
 
 void fbe_codec_free(fbe_codec *codec);
 fbe_backend fbe_codec_backend(const fbe_codec *codec);

@@ -59,6 +59,9 @@ fbe_schema *fbe_schema_load_string(const char *name, const char *text, size_t le
                                    const fbe_schema_options *options,
                                    unsigned *error_count);
 
+/* Loading is the compiler's (library fbe_compiler); freeing and the accessors
+ * below, up to fbe_schema_find_flags, are fbe_runtime's, so that a backend taking
+ * a schema (fbe_interp_create, fbe_jit_compile) links without the parser. */
 void fbe_schema_free(fbe_schema *schema);
 
 /* The package of the file that was loaded. */

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "fbe/aot.h"
 #include "fbe/schema.h"
 
 typedef struct lowering {
@@ -14,6 +15,7 @@ typedef struct lowering {
     uint8_t *derive_state; /* derive_prog memo, the same */
     size_t count;
     bool failed;
+    bool missing; /* a struct of a package that was not given */
 } lowering;
 
 static interp_prog *prog_for(lowering *L, const fbe_ir_struct *st)
@@ -58,6 +60,8 @@ static void lower_type(lowering *L, const fbe_ir_type *t, interp_node *n)
     case FBE_IR_STRUCT:
         n->op = OP_STRUCT;
         n->prog = prog_for(L, t->struct_type);
+        if (!n->prog)
+            L->missing = true;
         break;
     case FBE_IR_OPTIONAL: {
         interp_node *inner = fbe_arena_alloc(&L->codec->arena, sizeof *inner);
@@ -521,10 +525,38 @@ static fbe_codec *fail(fbe_codec *codec, fbe_status *status, fbe_status why)
     return NULL;
 }
 
-fbe_codec *fbe_interp_create(const fbe_schema *schema, const fbe_codec_options *options,
-                             fbe_status *status)
+static bool listed_before(const fbe_ir_package *const *packages, size_t i,
+                          const fbe_ir_package *p)
 {
-    if (!schema)
+    for (size_t j = 0; j < i; j++)
+        if (packages[j] == p)
+            return true;
+    return false;
+}
+
+/* The packages a codec may be made of, as a schema and an image list them: each
+ * once (its types would be found twice), each after its direct imports, so the
+ * list holds every struct a field can name and the type table is in dependency
+ * order (fbe_codec_type_at, the protocol's message tables). */
+static bool valid_packages(const fbe_ir_package *const *packages, size_t count)
+{
+    if (count && !packages)
+        return false;
+    for (size_t i = 0; i < count; i++) {
+        const fbe_ir_package *p = packages[i];
+        if (!p || listed_before(packages, i, p))
+            return false;
+        for (size_t k = 0; k < p->import_count; k++)
+            if (!listed_before(packages, i, p->imports[k]))
+                return false;
+    }
+    return true;
+}
+
+fbe_codec *fbe_interp_create_ir(const fbe_ir_package *const *packages, size_t package_count,
+                                const fbe_codec_options *options, fbe_status *status)
+{
+    if (!valid_packages(packages, package_count))
         return fail(NULL, status, FBE_INVALID_ARGUMENT);
     fbe_codec *codec = calloc(1, sizeof *codec);
     if (!codec)
@@ -534,8 +566,8 @@ fbe_codec *fbe_interp_create(const fbe_schema *schema, const fbe_codec_options *
     codec->max_depth = options && options->max_depth ? options->max_depth : FBE_DEFAULT_MAX_DEPTH;
 
     size_t count = 0;
-    for (size_t i = 0; i < fbe_schema_package_count(schema); i++)
-        count += fbe_schema_package(schema, i)->struct_count;
+    for (size_t i = 0; i < package_count; i++)
+        count += packages[i]->struct_count;
     lowering L = {.codec = codec, .count = count};
     L.progs = fbe_arena_zalloc(&codec->arena, sizeof *L.progs * (count + 1));
     L.irs = fbe_arena_zalloc(&codec->arena, sizeof *L.irs * (count + 1));
@@ -545,14 +577,18 @@ fbe_codec *fbe_interp_create(const fbe_schema *schema, const fbe_codec_options *
     if (!L.progs || !L.irs || !L.min_state || !L.derive_state || !codec->types)
         return fail(codec, status, FBE_NOMEM);
     size_t k = 0;
-    for (size_t i = 0; i < fbe_schema_package_count(schema); i++) {
-        const fbe_ir_package *p = fbe_schema_package(schema, i);
+    for (size_t i = 0; i < package_count; i++) {
+        const fbe_ir_package *p = packages[i];
         for (size_t j = 0; j < p->struct_count; j++)
             L.irs[k++] = p->structs[j];
     }
     for (size_t i = 0; i < count; i++)
         if (!lower_struct(&L, &L.progs[i], L.irs[i]))
             return fail(codec, status, FBE_NOMEM);
+    /* A field of a struct that no given package declares (an IR not made by the
+     * compiler): refused rather than left without a program. */
+    if (L.missing)
+        return fail(codec, status, FBE_INVALID_ARGUMENT);
     for (size_t i = 0; i < count; i++)
         prog_final_min(&L, &L.progs[i]);
     for (size_t i = 0; i < count; i++) {
@@ -579,4 +615,35 @@ fbe_codec *fbe_interp_create(const fbe_schema *schema, const fbe_codec_options *
     if (status)
         *status = FBE_OK;
     return codec;
+}
+
+fbe_codec *fbe_interp_create(const fbe_schema *schema, const fbe_codec_options *options,
+                             fbe_status *status)
+{
+    if (!schema)
+        return fail(NULL, status, FBE_INVALID_ARGUMENT);
+    size_t n = fbe_schema_package_count(schema);
+    const fbe_ir_package **packages = malloc(sizeof *packages * (n + 1));
+    if (!packages)
+        return fail(NULL, status, FBE_NOMEM);
+    for (size_t i = 0; i < n; i++)
+        packages[i] = fbe_schema_package(schema, i);
+    fbe_codec *codec = fbe_interp_create_ir(packages, n, options, status);
+    free(packages);
+    return codec;
+}
+
+fbe_codec *fbe_interp_create_image(const fbe_aot_image *image, const fbe_codec_options *options,
+                                   fbe_status *status)
+{
+    if (!image)
+        return fail(NULL, status, FBE_INVALID_ARGUMENT);
+    /* The same refusal as fbe_aot_codec_create: the IR of an image of another
+     * ABI cannot be read. */
+    if (image->abi_version != FBE_AOT_ABI_VERSION || image->layout_check != FBE_AOT_LAYOUT_CHECK)
+        return fail(NULL, status, FBE_UNSUPPORTED);
+    fbe_codec_options o = {.max_depth = image->max_depth};
+    if (options && options->max_depth)
+        o.max_depth = options->max_depth;
+    return fbe_interp_create_ir(image->packages, image->package_count, &o, status);
 }
