@@ -1,14 +1,15 @@
 # cmake -DROOT=<source dir> -DOUT=<header> -P HashSources.cmake
 #
 # Writes OUT defining FBE_JIT_SOURCE_HASH: a SHA-256 over the sources that decide
-# what the JIT lowers (jit/, ir/, runtime/, frontend/, include/fbe/). The JIT's
+# what the JIT lowers (jit/, ir/, runtime/, frontend/, driver/, include/fbe/). The JIT's
 # object cache keys on it, so objects compiled by another build of fbe-c are
 # never reused, even at the same version. The header is rewritten only when the
 # hash changes.
 file(GLOB_RECURSE files RELATIVE "${ROOT}"
   "${ROOT}/jit/*.c" "${ROOT}/jit/*.h" "${ROOT}/ir/*.c" "${ROOT}/ir/*.h"
   "${ROOT}/runtime/*.c" "${ROOT}/runtime/*.h" "${ROOT}/frontend/*.c" "${ROOT}/frontend/*.h"
-  "${ROOT}/frontend/*.l" "${ROOT}/frontend/*.y" "${ROOT}/include/fbe/*.h")
+  "${ROOT}/frontend/*.l" "${ROOT}/frontend/*.y" "${ROOT}/driver/*.c" "${ROOT}/driver/*.h"
+  "${ROOT}/include/fbe/*.h")
 list(SORT files)
 set(all "")
 foreach(f IN LISTS files)

@@ -1,5 +1,8 @@
 /* Loading a schema: files, imports (search path, cycles, duplicates). Every
- * package is parsed and resolved once into the fbe_schema object. */
+ * package is parsed (frontend/) and resolved (ir/) once into the fbe_schema
+ * object. This driver sits above both: frontend/ includes nothing of ir/ (the
+ * public fbe/ir.h only, for type kinds), ir/ reads frontend/'s syntax tree, and
+ * neither includes anything of driver/. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
