@@ -11,9 +11,10 @@
  * every size within FBE_IR_MAX_SIZE and every depth within FBE_IR_MAX_NESTING,
  * its derived depths and offsets agree with its own fields, and its C type names
  * are short and unique; it gets an interpreter codec, and every struct of at
- * most 1 MiB has a default value that serializes in both models with FBE_OK, or
- * FBE_TOO_DEEP exactly when it nests deeper than the codec's max_depth, to a
- * frame that verifies and decodes to a value serializing to the same bytes.
+ * most 64 KiB (1 MiB in one input in 16, see costly(); 1 MiB of host values
+ * per input) has a default value that serializes in both models with FBE_OK,
+ * or FBE_TOO_DEEP exactly when it nests deeper than the codec's max_depth, to
+ * a frame that verifies and decodes to a value serializing to the same bytes.
  * The JIT is left out: compiling a schema costs far more than the rest of an
  * execution. */
 #include <stdarg.h>
@@ -21,6 +22,16 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#include <sanitizer/asan_interface.h>
+#endif
+#endif
+#ifndef ASAN_POISON_MEMORY_REGION /* no ASan: nothing to poison */
+#define ASAN_POISON_MEMORY_REGION(addr, size) ((void)(addr), (void)(size))
+#define ASAN_UNPOISON_MEMORY_REGION(addr, size) ((void)(addr), (void)(size))
+#endif
 
 #include "fbe/arena.h"
 #include "fbe/buffer.h"
@@ -44,7 +55,35 @@ typedef struct gen {
     char *text;
     size_t len;
     bool overflow;
+    uint32_t hash; /* of the whole input: see costly() */
+    size_t cap;    /* TEXT_CAP, or SMALL_TEXT_CAP: see generate() */
 } gen;
+
+/* The costly corners (hundreds of copies of a field, chains past 65 links,
+ * names past 122 characters, text past SMALL_TEXT_CAP, values past
+ * LARGE_VALUE) take 3-800 ms each under ASan where most inputs
+ * take 0.1 ms; drawn as often as the rest, they made the fuzzer run ~110
+ * inputs/s. Each is kept in one input in `every`, decided by bits of a hash of
+ * the input rather than by an input byte: a failing input still fails again,
+ * but the fuzzer cannot learn to keep them on, so they stay that rare whatever
+ * the corpus holds (mutants of an input that drew one mostly do not). The
+ * schema is otherwise generated from the same bytes (a corner left out becomes
+ * a smaller one, below), and every check still runs on whatever it makes. */
+static bool costly(const gen *g, unsigned shift, unsigned every)
+{
+    return (g->hash >> shift) % every == 0;
+}
+
+static uint32_t input_hash(const uint8_t *data, size_t size)
+{
+    uint32_t h = 2166136261u; /* FNV-1a, then a finalizer to mix the low bits */
+    for (size_t i = 0; i < size; i++)
+        h = (h ^ data[i]) * 16777619u;
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    return h;
+}
 
 /* A choice in [0, n): one byte, two when n needs them; 0 once the input ends,
  * so a short input is a small schema. */
@@ -76,7 +115,7 @@ static void put(gen *g, const char *fmt, ...)
 
 static bool room(const gen *g)
 {
-    return !g->overflow && g->len + ITEM_MAX < TEXT_CAP;
+    return !g->overflow && g->len + ITEM_MAX < g->cap;
 }
 
 /* Name lengths around the 120-character C name limit (with "pkg_" in front),
@@ -96,6 +135,11 @@ static naming pick_naming(gen *g)
     if (take(g, 3) == 0) {
         n.len = PICK(g, long_lengths);
         n.fill = PICK(g, fills);
+        /* Names of 200-600 characters make every line that repeats them that
+         * long (parsing is most of an execution): kept in one input in 8,
+         * else 100-122 characters, around the C name limit still. */
+        if (n.len > 122 && !costly(g, 13, 8))
+            n.len = 100 + n.len % 23;
     }
     return n;
 }
@@ -224,6 +268,11 @@ static void struct_decl(gen *g, const schema_plan *sp, unsigned i)
     if (take(g, 4) == 0) {
         static const unsigned repeats[] = {2, 16, 255, 1024, 1025, 2048, 4097};
         unsigned n = PICK(g, repeats);
+        /* Hundreds of fields or more are 4-60 KB of text and cost the
+         * library 3-150 ms under ASan (parse, resolve, codec; an error
+         * message per copy): kept in one input in 16, else 16 copies. */
+        if (n > 16 && !costly(g, 0, 16))
+            n = 16;
         const uint8_t *again = g->p;
         for (unsigned f = 0; f < n && room(g); f++) {
             g->p = again; /* the same type each time, from the same bytes */
@@ -240,6 +289,12 @@ static void chain(gen *g, const schema_plan *sp)
 {
     static const unsigned links[] = {2, 64, 65, 200, 255, 256, 257, 258, 300};
     unsigned n = take(g, 2) ? PICK(g, links) : 1 + take(g, 320);
+    /* Chains past 65 links cost quadratically (each heir gets a copy of all
+     * its bases' fields, and the codec a program for each), 50-350 ms for
+     * 200-300 links, 5 ms for 64 or 65 (always kept: the default max_depth):
+     * longer ones are kept in one input in 32, else 1-33 links. */
+    if (n > 65 && !costly(g, 4, 32))
+        n = 1 + n % 33;
     unsigned how = take(g, 3); /* 0: inheritance, 1: by value, 2: per link */
     bool derived_first = take(g, 2);
     unsigned array_every = take(g, 3) ? 0 : 1 + take(g, 64);
@@ -259,9 +314,16 @@ static void chain(gen *g, const schema_plan *sp)
     }
 }
 
+/* Generated text past SMALL_TEXT_CAP: only where a costly corner asks for it
+ * (4,097 copies of a field take 57 KB, 300 chain links 10 KB), and in one
+ * input in 16 besides; other inputs stop adding fields and structs there. */
+#define SMALL_TEXT_CAP ((size_t)16 << 10)
+
 /* The schema as text in g->text; false if it did not fit. */
 static bool generate(gen *g, schema_plan *sp)
 {
+    bool big = costly(g, 0, 16) || costly(g, 4, 32) || costly(g, 16, 16);
+    g->cap = big ? TEXT_CAP : SMALL_TEXT_CAP;
     naming pkg_naming = pick_naming(g);
     static char pkg[NAME_MAX];
     make_name(&pkg_naming, 'p', 0, pkg);
@@ -421,14 +483,79 @@ static uint32_t bodies(const fbe_ir_struct *st)
 /* Bodies left for this input's values: a 256-level by-value chain holds 32k. */
 static uint32_t body_budget;
 
+/* Host bytes left for this input's values. Every struct of a chain holds the
+ * one at its bottom, so a megabyte there made 200 MB of round trips (0.8 s);
+ * this still lets one value of VALUE_HOST_LIMIT through. */
+#define VALUE_BYTES_PER_INPUT VALUE_HOST_LIMIT
+static uint32_t value_budget;
+
+/* A value past LARGE_VALUE (up to VALUE_HOST_LIMIT) costs 2-40 ms to round
+ * trip: such values are round-tripped in one input in 16 (costly()), in the
+ * others skipped like values past the limit. Their IR is checked in every
+ * input. */
+#define LARGE_VALUE ((uint32_t)64 << 10)
+static bool large_values;
+
+/* The values' arena chunks come from a small pool that outlives the run. Fresh
+ * memory was most of a round trip's cost: a megabyte value took ~2,000 page
+ * faults in its arena and its frames' growth by realloc (the hypervisor makes
+ * each fault expensive), more than the codec's own work. A pooled block is
+ * poisoned while idle and, while lent, past the bytes asked for, so ASan still
+ * reports any access to a freed or foreign chunk (as use-after-poison). */
+#define POOL_BLOCKS 16
+
+typedef struct pool_block {
+    size_t cap; /* usable bytes after this header */
+    _Alignas(16) char data[];
+} pool_block;
+
+static pool_block *pool[POOL_BLOCKS];
+
+static void *pool_alloc(void *ctx, void *ptr, size_t size)
+{
+    (void)ctx;
+    FUZZ_CHECK(!ptr || !size, "the arena resized a chunk"); /* arenas never do */
+    if (ptr) {
+        pool_block *b = (pool_block *)((char *)ptr - offsetof(pool_block, data));
+        for (int i = 0; i < POOL_BLOCKS; i++)
+            if (!pool[i]) {
+                ASAN_POISON_MEMORY_REGION(b->data, b->cap);
+                pool[i] = b;
+                return NULL;
+            }
+        free(b);
+        return NULL;
+    }
+    int best = -1;
+    for (int i = 0; i < POOL_BLOCKS; i++)
+        if (pool[i] && pool[i]->cap >= size && (best < 0 || pool[i]->cap < pool[best]->cap))
+            best = i;
+    pool_block *b;
+    if (best >= 0) {
+        b = pool[best];
+        pool[best] = NULL;
+    } else {
+        b = malloc(sizeof *b + size);
+        if (!b)
+            return NULL;
+        b->cap = size;
+        ASAN_POISON_MEMORY_REGION(b->data, size);
+    }
+    ASAN_UNPOISON_MEMORY_REGION(b->data, size);
+    return b->data;
+}
+
 static void check_value(const fbe_type *t, unsigned max_depth)
 {
     const fbe_ir_struct *ir = t->ir;
-    if (ir->host_size > VALUE_HOST_LIMIT || bodies(ir) > BODY_LIMIT || bodies(ir) > body_budget)
+    if (ir->host_size > VALUE_HOST_LIMIT || ir->host_size > value_budget ||
+        (ir->host_size > LARGE_VALUE && !large_values) ||
+        bodies(ir) > BODY_LIMIT || bodies(ir) > body_budget)
         return;
     body_budget -= bodies(ir);
+    value_budget -= ir->host_size;
     fbe_arena arena;
-    fbe_arena_init(&arena, NULL, NULL);
+    fbe_arena_init(&arena, pool_alloc, NULL);
     arena.limit = FUZZ_ARENA_LIMIT;
     size_t host = ir->host_size ? ir->host_size : 1;
     void *v = fbe_arena_zalloc(&arena, host);
@@ -438,9 +565,15 @@ static void check_value(const fbe_type *t, unsigned max_depth)
     /* A default value has no optional struct and no element: it nests exactly
      * value_height bodies deep. */
     bool too_deep = ir->value_height > max_depth;
-    fbe_buffer b, again;
-    fbe_buffer_init(&b, NULL, NULL);
-    fbe_buffer_init(&again, NULL, NULL);
+    /* Frames go to two buffers kept across structs and runs (cleared, never
+     * freed): after the first large value they no longer grow by copying. */
+    static fbe_buffer b, again;
+    static bool buffers;
+    if (!buffers) {
+        fbe_buffer_init(&b, NULL, NULL);
+        fbe_buffer_init(&again, NULL, NULL);
+        buffers = true;
+    }
     for (int m = 0; m < 2; m++) {
         fbe_model model = (fbe_model)m;
         fbe_buffer_clear(&b);
@@ -466,8 +599,6 @@ static void check_value(const fbe_type *t, unsigned max_depth)
                    "%s model %d: the decoded default serializes differently (%s, %zu vs %zu bytes)",
                    ir->full_name, m, fbe_strerror(st), again.size, b.size);
     }
-    fbe_buffer_free(&again);
-    fbe_buffer_free(&b);
     fbe_arena_free(&arena);
 }
 
@@ -482,7 +613,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static char text[TEXT_CAP + ITEM_MAX];
     static schema_plan sp;
-    gen g = {.p = data, .end = data + size, .text = text};
+    gen g = {.p = data, .end = data + size, .text = text, .hash = input_hash(data, size)};
     memset(&sp, 0, sizeof sp);
     /* Depth limits below, at and above the default and the nesting limit. */
     static const unsigned depths[] = {0, 0, 0, 1, 2, 3, 8, 63, 64, 65, 255, 256, 257, 300};
@@ -516,6 +647,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                "codec max_depth %u, asked for %u", depth, max_depth);
     memset(memo, 0, sizeof memo);
     body_budget = 64u << 10;
+    value_budget = VALUE_BYTES_PER_INPUT;
+    large_values = costly(&g, 9, 16);
     for (size_t i = 0; i < fbe_codec_type_count(codec); i++)
         check_value(fbe_codec_type_at(codec, i), depth);
     fbe_codec_free(codec);
