@@ -64,17 +64,20 @@ static void store_value(const fbe_ir_type *t, const fbe_ir_value *v, void *p)
     }
 }
 
-/* Zero, then nested struct inits, then the declared default. */
-static void init_type(const fbe_ir_type *t, const fbe_ir_value *v, void *p)
+static void init_zeroed(const fbe_ir_struct *type, void *value);
+
+/* The default of a value whose bytes are already zero: nested struct inits,
+ * then the declared default. Zeroing once at the top instead of at every
+ * nesting level keeps a deep by-value chain linear in its size. */
+static void init_type_zeroed(const fbe_ir_type *t, const fbe_ir_value *v, void *p)
 {
-    memset(p, 0, t->host_size);
     if (t->kind == FBE_IR_STRUCT) {
-        fbe_init(t->struct_type, p);
+        init_zeroed(t->struct_type, p);
         return;
     }
     if (t->kind == FBE_IR_ARRAY && t->elem->kind == FBE_IR_STRUCT) {
         for (uint32_t i = 0; i < t->array_len; i++)
-            fbe_init(t->elem->struct_type, (char *)p + (size_t)i * t->elem->host_size);
+            init_zeroed(t->elem->struct_type, (char *)p + (size_t)i * t->elem->host_size);
         return;
     }
     if (!v || v->kind == FBE_IR_VALUE_NONE || v->kind == FBE_IR_VALUE_NULL)
@@ -89,18 +92,24 @@ static void init_type(const fbe_ir_type *t, const fbe_ir_value *v, void *p)
     store_value(t, v, p);
 }
 
+static void init_zeroed(const fbe_ir_struct *type, void *value)
+{
+    for (size_t i = 0; i < type->field_count; i++) {
+        const fbe_ir_field *f = &type->fields[i];
+        init_type_zeroed(f->type, &f->default_value, (char *)value + f->host_offset);
+    }
+}
+
 void fbe_init_field(const fbe_ir_field *field, void *field_ptr)
 {
-    init_type(field->type, &field->default_value, field_ptr);
+    memset(field_ptr, 0, field->type->host_size);
+    init_type_zeroed(field->type, &field->default_value, field_ptr);
 }
 
 void fbe_init(const fbe_ir_struct *type, void *value)
 {
     memset(value, 0, type->host_size);
-    for (size_t i = 0; i < type->field_count; i++) {
-        const fbe_ir_field *f = &type->fields[i];
-        fbe_init_field(f, (char *)value + f->host_offset);
-    }
+    init_zeroed(type, value);
 }
 
 const fbe_ir_field *fbe_field_by_name(const fbe_ir_struct *type, const char *name)
