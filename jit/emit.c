@@ -75,7 +75,7 @@ size_t jit_struct_index(const jit_emit *e, const fbe_ir_struct *st)
     return SIZE_MAX;
 }
 
-void jit_entry_name(const jit_emit *e, size_t index, fbe_model model, int op,
+void jit_entry_name(const jit_emit *e, size_t index, fbe_model model, fbe_op op,
                     char buf[JIT_ENTRY_NAME_MAX])
 {
     static const char *const ops[] = {"size", "serialize", "verify", "deserialize"};
@@ -89,7 +89,7 @@ void jit_entry_name(const jit_emit *e, size_t index, fbe_model model, int op,
         snprintf(buf, JIT_ENTRY_NAME_MAX, "fbe.%zu.%s.%s", index, m, ops[op]);
 }
 
-LLVMValueRef jit_declare_entry(jit_emit *e, size_t index, fbe_model model, int op)
+LLVMValueRef jit_declare_entry(jit_emit *e, size_t index, fbe_model model, fbe_op op)
 {
     /* (type, value) -> size; (type, value, out) -> status;
      * (type, data, size, info, options) -> status;
@@ -103,7 +103,7 @@ LLVMValueRef jit_declare_entry(jit_emit *e, size_t index, fbe_model model, int o
     static const unsigned counts[] = {2, 3, 5, 6};
     char name[JIT_ENTRY_NAME_MAX];
     jit_entry_name(e, index, model, op, name);
-    LLVMValueRef fn = jit_declare(e, name, op == JIT_SIZE ? e->i64 : e->i32, params[op], counts[op], true);
+    LLVMValueRef fn = jit_declare(e, name, op == FBE_OP_SIZE ? e->i64 : e->i32, params[op], counts[op], true);
     /* LLVM renames a second function of the same name instead of failing: the
      * object would export, and a lookup would find, another struct's code. */
     size_t len;

@@ -11,6 +11,7 @@
 
 #include <llvm-c/Core.h>
 
+#include "fbe/aot.h"
 #include "fbe/codec.h"
 
 /* The functions of one struct type. Internal ones take host pointers and wire
@@ -30,7 +31,7 @@ typedef struct jit_struct_fns {
     LLVMValueRef entry[2][4];  /* [model][0 size, 1 serialize, 2 verify, 3 deserialize] */
 } jit_struct_fns;
 
-enum { JIT_SIZE, JIT_SERIALIZE, JIT_VERIFY, JIT_DESERIALIZE };
+/* Operations are fbe_op (fbe/aot.h), which also indexes entry[model][op]. */
 
 typedef struct jit_emit {
     LLVMContextRef ctx;
@@ -175,12 +176,12 @@ size_t jit_struct_index(const jit_emit *e, const fbe_ir_struct *st);
  * in-process module names entry point i fbe.<i>.<model>.<op> (fbe.r<g>.<i>... in
  * generation g > 0), which no two structs can share whatever their names. */
 enum { JIT_ENTRY_NAME_MAX = FBE_IR_MAX_SYMBOL + 32 };
-void jit_entry_name(const jit_emit *e, size_t index, fbe_model model, int op,
+void jit_entry_name(const jit_emit *e, size_t index, fbe_model model, fbe_op op,
                     char buf[JIT_ENTRY_NAME_MAX]);
 /* Declares entry point `op` of struct `index`, with the signature of its
  * fbe_*_fn type (fbe/codec.h: the one place the entry ABI is spelled in LLVM
  * types), and records it in fns; a name another function already has is
  * recorded in name_clash (the module then fails to build). */
-LLVMValueRef jit_declare_entry(jit_emit *e, size_t index, fbe_model model, int op);
+LLVMValueRef jit_declare_entry(jit_emit *e, size_t index, fbe_model model, fbe_op op);
 
 #endif

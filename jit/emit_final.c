@@ -1266,7 +1266,7 @@ static void define_walk(fin *F, const fbe_ir_struct *st, jit_struct_fns *f, int 
 static void define_entry_size(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)
 {
     jit_emit *e = F->e;
-    LLVMValueRef fn = f->entry[FBE_FINAL][JIT_SIZE];
+    LLVMValueRef fn = f->entry[FBE_FINAL][FBE_OP_SIZE];
     jit_begin_function(e, fn);
     LLVMBuildRet(e->b, addc(e, size_struct(F, st, LLVMGetParam(fn, 1)), 8));
 }
@@ -1283,7 +1283,7 @@ static void ret_status_if(jit_emit *e, LLVMValueRef cond, LLVMValueRef status)
 static void define_entry_serialize(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)
 {
     jit_emit *e = F->e;
-    LLVMValueRef fn = f->entry[FBE_FINAL][JIT_SERIALIZE];
+    LLVMValueRef fn = f->entry[FBE_FINAL][FBE_OP_SERIALIZE];
     jit_begin_function(e, fn);
     LLVMValueRef type = LLVMGetParam(fn, 0), value = LLVMGetParam(fn, 1), out = LLVMGetParam(fn, 2);
     LLVMValueRef bad_arg = LLVMBuildOr(e->b, LLVMBuildIsNull(e->b, type, ""),
@@ -1342,7 +1342,7 @@ static LLVMValueRef check_frame(fin *F, const frame_fail *ff, LLVMValueRef data,
 static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)
 {
     jit_emit *e = F->e;
-    LLVMValueRef fn = f->entry[FBE_FINAL][JIT_VERIFY];
+    LLVMValueRef fn = f->entry[FBE_FINAL][FBE_OP_VERIFY];
     jit_begin_function(e, fn);
     LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1);
     LLVMValueRef size = LLVMGetParam(fn, 2), info = LLVMGetParam(fn, 3), opts = LLVMGetParam(fn, 4);
@@ -1446,7 +1446,7 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
 static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)
 {
     jit_emit *e = F->e;
-    LLVMValueRef fn = f->entry[FBE_FINAL][JIT_DESERIALIZE];
+    LLVMValueRef fn = f->entry[FBE_FINAL][FBE_OP_DESERIALIZE];
     jit_begin_function(e, fn);
     LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1), size = LLVMGetParam(fn, 2);
     LLVMValueRef value = LLVMGetParam(fn, 3), opts = LLVMGetParam(fn, 4), consumed = LLVMGetParam(fn, 5);
@@ -1536,8 +1536,8 @@ bool jit_emit_final(jit_emit *e, bool write, bool read)
             LLVMTypeRef write_p[] = {e->ptr, e->ptr};
             snprintf(name, sizeof name, "final_write.%s", st->c_name);
             f->final_write = jit_declare(e, name, e->ptr, write_p, 2, false);
-            jit_declare_entry(e, i, FBE_FINAL, JIT_SIZE);
-            jit_declare_entry(e, i, FBE_FINAL, JIT_SERIALIZE);
+            jit_declare_entry(e, i, FBE_FINAL, FBE_OP_SIZE);
+            jit_declare_entry(e, i, FBE_FINAL, FBE_OP_SERIALIZE);
         }
         if (!read)
             continue;
@@ -1556,8 +1556,8 @@ bool jit_emit_final(jit_emit *e, bool write, bool read)
             snprintf(name, sizeof name, "final_copy.%s", st->c_name);
             F.copy_fn[i] = jit_declare(e, name, e->void_t, copy_p, 2, false);
         }
-        jit_declare_entry(e, i, FBE_FINAL, JIT_VERIFY);
-        jit_declare_entry(e, i, FBE_FINAL, JIT_DESERIALIZE);
+        jit_declare_entry(e, i, FBE_FINAL, FBE_OP_VERIFY);
+        jit_declare_entry(e, i, FBE_FINAL, FBE_OP_DESERIALIZE);
     }
     for (size_t i = 0; i < e->count; i++) {
         const fbe_ir_struct *st = e->codec->types[i].ir;

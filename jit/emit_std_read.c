@@ -1246,7 +1246,7 @@ static void check_arguments(rd *r, LLVMValueRef type, LLVMValueRef data, LLVMVal
 static void define_verify_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *f)
 {
     jit_emit *e = r->e;
-    LLVMValueRef fn = f->entry[FBE_STANDARD][JIT_VERIFY];
+    LLVMValueRef fn = f->entry[FBE_STANDARD][FBE_OP_VERIFY];
     begin(r, fn, st, true, false);
     LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1),
                  size = LLVMGetParam(fn, 2), info = LLVMGetParam(fn, 3),
@@ -1282,7 +1282,7 @@ static void define_verify_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *
 static void define_read_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *f)
 {
     jit_emit *e = r->e;
-    LLVMValueRef fn = f->entry[FBE_STANDARD][JIT_DESERIALIZE];
+    LLVMValueRef fn = f->entry[FBE_STANDARD][FBE_OP_DESERIALIZE];
     begin(r, fn, st, false, true);
     LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1),
                  size = LLVMGetParam(fn, 2), value = LLVMGetParam(fn, 3),
@@ -1523,8 +1523,8 @@ bool jit_emit_std_read(jit_emit *e)
             add_fn_attr(e, f->std_verify, "alwaysinline");
             add_fn_attr(e, f->std_read, "alwaysinline");
         }
-        jit_declare_entry(e, i, FBE_STANDARD, JIT_VERIFY);
-        jit_declare_entry(e, i, FBE_STANDARD, JIT_DESERIALIZE);
+        jit_declare_entry(e, i, FBE_STANDARD, FBE_OP_VERIFY);
+        jit_declare_entry(e, i, FBE_STANDARD, FBE_OP_DESERIALIZE);
     }
     for (size_t i = 0; i < n; i++) {
         const fbe_ir_struct *st = e->codec->types[i].ir;

@@ -305,13 +305,13 @@ static void define_write(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f
 static void define_entries(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f)
 {
     /* size(type, value) = frame header + body + extras */
-    LLVMValueRef fn = f->entry[FBE_STANDARD][JIT_SIZE];
+    LLVMValueRef fn = f->entry[FBE_STANDARD][FBE_OP_SIZE];
     jit_begin_function(e, fn);
     LLVMValueRef size = LLVMBuildAdd(e->b, call_size(e, st, LLVMGetParam(fn, 1)), jit_i64(e, 8), "");
     LLVMBuildRet(e->b, size);
 
     /* serialize(type, value, out) */
-    fn = f->entry[FBE_STANDARD][JIT_SERIALIZE];
+    fn = f->entry[FBE_STANDARD][FBE_OP_SERIALIZE];
     jit_begin_function(e, fn);
     LLVMValueRef value = LLVMGetParam(fn, 1);
     LLVMValueRef out = LLVMGetParam(fn, 2);
@@ -352,8 +352,8 @@ bool jit_emit_std_write(jit_emit *e)
         LLVMTypeRef write_params[] = {e->ptr, e->i64, e->i64, e->ptr};
         snprintf(name, sizeof name, "std_write.%s", st->c_name);
         f->std_write = jit_declare(e, name, e->i64, write_params, 4, false);
-        jit_declare_entry(e, i, FBE_STANDARD, JIT_SIZE);
-        jit_declare_entry(e, i, FBE_STANDARD, JIT_SERIALIZE);
+        jit_declare_entry(e, i, FBE_STANDARD, FBE_OP_SIZE);
+        jit_declare_entry(e, i, FBE_STANDARD, FBE_OP_SERIALIZE);
     }
     for (size_t i = 0; i < e->count; i++) {
         const fbe_ir_struct *st = e->codec->types[i].ir;

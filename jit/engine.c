@@ -269,7 +269,7 @@ static bool install_unit(jit_state *s, jit_unit *u)
     }
     for (size_t k = 0; ok && k < u->entry_count; k++) {
         jit_entry_ref r = u->entries[k];
-        fbe_codec_set_op(s->codec, r / 8, (fbe_model)(r / 4 % 2), (int)(r % 4),
+        fbe_codec_set_op(s->codec, r / 8, (fbe_model)(r / 4 % 2), (fbe_op)(r % 4),
                          (fbe_entry_fn)(uintptr_t)addr[k]);
     }
     free(addr);
@@ -435,7 +435,7 @@ static bool compile_eager(jit_state *s, unsigned threads)
 
 /* ---- trampolines: the interpreter's entry points, noting which unit is wanted --- */
 
-static const fbe_model_ops *noted(const fbe_type *t, fbe_model m, int op)
+static const fbe_model_ops *noted(const fbe_type *t, fbe_model m, fbe_op op)
 {
     jit_state *s = t->codec->backend_data;
     uint8_t *flag = &s->called[jit_unit_of(m, op)];
@@ -447,22 +447,22 @@ static const fbe_model_ops *noted(const fbe_type *t, fbe_model m, int op)
 #define TRAMPOLINES(M, m)                                                                     \
     static size_t tramp_##m##_size(const fbe_type *t, const void *v)                         \
     {                                                                                         \
-        return noted(t, M, JIT_SIZE)->size(t, v);                                             \
+        return noted(t, M, FBE_OP_SIZE)->size(t, v);                                          \
     }                                                                                         \
     static fbe_status tramp_##m##_serialize(const fbe_type *t, const void *v, fbe_buffer *o) \
     {                                                                                         \
-        return noted(t, M, JIT_SERIALIZE)->serialize(t, v, o);                                \
+        return noted(t, M, FBE_OP_SERIALIZE)->serialize(t, v, o);                             \
     }                                                                                         \
     static fbe_status tramp_##m##_verify(const fbe_type *t, const uint8_t *d, size_t n,      \
                                          fbe_verify_info *i, const fbe_decode_options *o)     \
     {                                                                                         \
-        return noted(t, M, JIT_VERIFY)->verify(t, d, n, i, o);                                \
+        return noted(t, M, FBE_OP_VERIFY)->verify(t, d, n, i, o);                             \
     }                                                                                         \
     static fbe_status tramp_##m##_deserialize(const fbe_type *t, const uint8_t *d, size_t n, \
                                               void *v, const fbe_decode_options *o,          \
                                               size_t *c)                                      \
     {                                                                                         \
-        return noted(t, M, JIT_DESERIALIZE)->deserialize(t, d, n, v, o, c);                   \
+        return noted(t, M, FBE_OP_DESERIALIZE)->deserialize(t, d, n, v, o, c);                \
     }
 
 TRAMPOLINES(FBE_STANDARD, std)
@@ -481,20 +481,20 @@ static void save_interp(jit_state *s, bool with_trampolines)
     for (size_t i = 0; i < c->type_count; i++) {
         for (int m = 0; m < 2; m++) {
             fbe_model_ops *ops = &s->interp[i * 2 + (size_t)m];
-            ops->size = (fbe_size_fn)fbe_codec_get_op(c, i, (fbe_model)m, JIT_SIZE);
-            ops->serialize = (fbe_serialize_fn)fbe_codec_get_op(c, i, (fbe_model)m, JIT_SERIALIZE);
-            ops->verify = (fbe_verify_fn)fbe_codec_get_op(c, i, (fbe_model)m, JIT_VERIFY);
-            ops->deserialize = (fbe_deserialize_fn)fbe_codec_get_op(c, i, (fbe_model)m, JIT_DESERIALIZE);
+            ops->size = (fbe_size_fn)fbe_codec_get_op(c, i, (fbe_model)m, FBE_OP_SIZE);
+            ops->serialize = (fbe_serialize_fn)fbe_codec_get_op(c, i, (fbe_model)m, FBE_OP_SERIALIZE);
+            ops->verify = (fbe_verify_fn)fbe_codec_get_op(c, i, (fbe_model)m, FBE_OP_VERIFY);
+            ops->deserialize = (fbe_deserialize_fn)fbe_codec_get_op(c, i, (fbe_model)m, FBE_OP_DESERIALIZE);
             if (!with_trampolines)
                 continue;
             const fbe_model_ops *t = &trampolines[m];
             for (int op = 0; op < 4; op++) {
                 if (s->state[jit_unit_of((fbe_model)m, op)] != UNIT_QUEUED)
                     continue;
-                fbe_entry_fn fn = op == JIT_SIZE        ? (fbe_entry_fn)t->size
-                                  : op == JIT_SERIALIZE ? (fbe_entry_fn)t->serialize
-                                  : op == JIT_VERIFY    ? (fbe_entry_fn)t->verify
-                                                        : (fbe_entry_fn)t->deserialize;
+                fbe_entry_fn fn = op == FBE_OP_SIZE        ? (fbe_entry_fn)t->size
+                                  : op == FBE_OP_SERIALIZE ? (fbe_entry_fn)t->serialize
+                                  : op == FBE_OP_VERIFY    ? (fbe_entry_fn)t->verify
+                                                           : (fbe_entry_fn)t->deserialize;
                 fbe_codec_set_op(c, i, (fbe_model)m, op, fn);
             }
         }

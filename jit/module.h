@@ -31,10 +31,10 @@ enum {
 #define JIT_UNIT(u) (1u << (u))
 #define JIT_ALL_UNITS ((1u << JIT_UNIT_COUNT) - 1)
 
-/* The unit of an entry point (FBE_JIT_* op of emit.h). */
-static inline int jit_unit_of(fbe_model model, int op)
+/* The unit of an entry point (its fbe_op). */
+static inline int jit_unit_of(fbe_model model, fbe_op op)
 {
-    return (int)model * 2 + (op >= JIT_VERIFY);
+    return (int)model * 2 + (op >= FBE_OP_VERIFY);
 }
 
 /* The units of FBE_JIT_MODEL bits and FBE_JIT_WRITE_OF/READ_OF bits (0: all);

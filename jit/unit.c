@@ -76,7 +76,7 @@ static bool entries_of_object(jit_unit *u, size_t type_count)
     if (ok)
         qsort(names, count, sizeof *names, by_name);
     fbe_model m = u->unit >= JIT_UNIT_FINAL_WRITE ? FBE_FINAL : FBE_STANDARD;
-    int first_op = u->unit % 2 ? JIT_VERIFY : JIT_SIZE;
+    int first_op = u->unit % 2 ? FBE_OP_VERIFY : FBE_OP_SIZE;
     for (size_t i = 0; ok && i < type_count; i++)
         for (int op = first_op; op < first_op + 2; op++) {
             jit_entry_ref r = (jit_entry_ref)(i * 8 + (size_t)m * 4 + (size_t)op);

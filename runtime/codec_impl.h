@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "fbe/aot.h" /* fbe_op */
 #include "fbe/arena.h"
 #include "fbe/codec.h"
 
@@ -34,12 +35,12 @@ bool fbe_codec_guard_depth(fbe_codec *codec);
 /* Any entry point, as stored (cast back to the fbe_*_fn of its op). */
 typedef void (*fbe_entry_fn)(void);
 
-/* Entry point `op` (fbe_op: size, serialize, verify, deserialize) of type i,
+/* Entry point `op` (size, serialize, verify, deserialize) of type i,
  * model m, as the codec finally runs it: for a type whose serialize the depth
  * guard wraps, the serialize inside the guard. set publishes atomically
  * (release): a call in progress finishes on the code it started with, the next
  * one runs fn. Readers (fbe/codec.h) load with acquire. */
-fbe_entry_fn fbe_codec_get_op(const fbe_codec *codec, size_t i, fbe_model m, int op);
-void fbe_codec_set_op(fbe_codec *codec, size_t i, fbe_model m, int op, fbe_entry_fn fn);
+fbe_entry_fn fbe_codec_get_op(const fbe_codec *codec, size_t i, fbe_model m, fbe_op op);
+void fbe_codec_set_op(fbe_codec *codec, size_t i, fbe_model m, fbe_op op, fbe_entry_fn fn);
 
 #endif

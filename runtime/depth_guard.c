@@ -299,31 +299,31 @@ bool fbe_codec_guard_depth(fbe_codec *codec)
 
 /* A guarded serialize keeps the guard in the type's slot: what changes is the
  * call inside it. */
-static bool is_guarded(const fbe_codec *codec, size_t i, int op)
+static bool is_guarded(const fbe_codec *codec, size_t i, fbe_op op)
 {
-    return op == 1 /* FBE_OP_SERIALIZE */ && codec->depth_guard &&
+    return op == FBE_OP_SERIALIZE && codec->depth_guard &&
            codec->depth_guard->reach[i] > codec->max_depth;
 }
 
-fbe_entry_fn fbe_codec_get_op(const fbe_codec *codec, size_t i, fbe_model m, int op)
+fbe_entry_fn fbe_codec_get_op(const fbe_codec *codec, size_t i, fbe_model m, fbe_op op)
 {
     const fbe_model_ops *ops = &codec->types[i].ops[m];
     if (is_guarded(codec, i, op))
         return (fbe_entry_fn)__atomic_load_n(&codec->depth_guard->inner[i * 2 + (size_t)m],
                                              __ATOMIC_ACQUIRE);
     switch (op) {
-    case 0:
+    case FBE_OP_SIZE:
         return (fbe_entry_fn)__atomic_load_n(&ops->size, __ATOMIC_ACQUIRE);
-    case 1:
+    case FBE_OP_SERIALIZE:
         return (fbe_entry_fn)__atomic_load_n(&ops->serialize, __ATOMIC_ACQUIRE);
-    case 2:
+    case FBE_OP_VERIFY:
         return (fbe_entry_fn)__atomic_load_n(&ops->verify, __ATOMIC_ACQUIRE);
     default:
         return (fbe_entry_fn)__atomic_load_n(&ops->deserialize, __ATOMIC_ACQUIRE);
     }
 }
 
-void fbe_codec_set_op(fbe_codec *codec, size_t i, fbe_model m, int op, fbe_entry_fn fn)
+void fbe_codec_set_op(fbe_codec *codec, size_t i, fbe_model m, fbe_op op, fbe_entry_fn fn)
 {
     fbe_model_ops *ops = &codec->types[i].ops[m];
     if (is_guarded(codec, i, op)) {
@@ -332,13 +332,13 @@ void fbe_codec_set_op(fbe_codec *codec, size_t i, fbe_model m, int op, fbe_entry
         return;
     }
     switch (op) {
-    case 0:
+    case FBE_OP_SIZE:
         __atomic_store_n(&ops->size, (fbe_size_fn)fn, __ATOMIC_RELEASE);
         break;
-    case 1:
+    case FBE_OP_SERIALIZE:
         __atomic_store_n(&ops->serialize, (fbe_serialize_fn)fn, __ATOMIC_RELEASE);
         break;
-    case 2:
+    case FBE_OP_VERIFY:
         __atomic_store_n(&ops->verify, (fbe_verify_fn)fn, __ATOMIC_RELEASE);
         break;
     default:

@@ -17,16 +17,7 @@
 #include "fbe/json.h"
 #include "json_common.h"
 #include "json_internal.h"
-
-#if defined(__GNUC__)
-#define NOINLINE __attribute__((noinline))
-#define LIKELY(x) __builtin_expect(!!(x), 1)
-#define UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#define NOINLINE
-#define LIKELY(x) (x)
-#define UNLIKELY(x) (x)
-#endif
+#include "port.h"
 
 struct fbe_json_reader {
     fbe_jparser *parser;

@@ -14,20 +14,11 @@
 #include "fbe/json.h"
 #include "json_common.h"
 #include "json_internal.h"
+#include "port.h"
 
 /* Struct nesting limit: guards against cyclic optional-struct pointers in
  * hand-built values (as fbe_print does). */
 #define WRITE_MAX_DEPTH 1000
-
-#if defined(__GNUC__)
-#define NOINLINE __attribute__((noinline))
-#define LIKELY(x) __builtin_expect(!!(x), 1)
-#define UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#define NOINLINE
-#define LIKELY(x) (x)
-#define UNLIKELY(x) (x)
-#endif
 
 typedef struct writer {
     fbe_buffer *out;

@@ -31,20 +31,7 @@
 #include <stddef.h>
 
 #include "program.h"
-
-#if defined(__GNUC__)
-#define COLD __attribute__((cold, noinline))
-#define INLINE static inline __attribute__((always_inline))
-#define LIKELY(x) __builtin_expect(!!(x), 1)
-#define UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define UNREACHABLE() __builtin_unreachable()
-#else
-#define COLD
-#define INLINE static inline
-#define LIKELY(x) (x)
-#define UNLIKELY(x) (x)
-#define UNREACHABLE() ((void)0)
-#endif
+#include "../port.h"
 
 /* Scalar ops come first: `op <= OP_COPY16` means a plain fixed-width value whose
  * host bytes are its wire bytes (BOOL aside, which is normalized). */

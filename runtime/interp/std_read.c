@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "program.h"
+#include "../port.h"
 
 typedef struct reader {
     const uint8_t *data; /* frame start */
@@ -59,20 +60,6 @@ static inline bool op_is_scalar(uint8_t op)
 {
     return op <= OP_COPY16;
 }
-
-#if defined(__GNUC__)
-#define COLD __attribute__((cold, noinline))
-#define INLINE static inline __attribute__((always_inline))
-#define LIKELY(x) __builtin_expect(!!(x), 1)
-#define UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define UNREACHABLE() __builtin_unreachable()
-#else
-#define COLD
-#define INLINE static inline
-#define LIKELY(x) (x)
-#define UNLIKELY(x) (x)
-#define UNREACHABLE() ((void)0)
-#endif
 
 static COLD fbe_status fail_at(reader *r, fbe_status st, uint64_t pos)
 {

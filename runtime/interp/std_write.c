@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "program.h"
+#include "../port.h"
 
 /* Sizes are accumulated in 64 bits and stop growing usefully once they pass
  * this cap (the frame is then TOO_LARGE anyway): single sizes and counts above
@@ -25,18 +26,6 @@
  * value is still a fixed function of the host value (the native backends
  * reproduce it): that of the field-by-field walk in struct_total_exact. */
 #define SIZE_CAP ((uint64_t)UINT32_MAX + 1)
-
-#if defined(__GNUC__)
-#define UNREACHABLE() __builtin_unreachable()
-#define LIKELY(x) __builtin_expect(!!(x), 1)
-#define UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define COLD __attribute__((cold, noinline))
-#else
-#define UNREACHABLE() ((void)0)
-#define LIKELY(x) (x)
-#define UNLIKELY(x) (x)
-#define COLD
-#endif
 
 static inline bool op_is_scalar(uint8_t op)
 {
