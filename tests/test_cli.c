@@ -155,6 +155,113 @@ static void test_ir_output(void **state)
     free(text);
 }
 
+/* fbec explain: the interpreter's program of proto.Balance {string currency;
+ * double amount;} (golden proto.fbe), both models. Expected by hand from
+ * program.h/program.c: standard body 8 (size, type) + 4 (string offset) + 8 = 20
+ * bytes, header = 20 | 2 << 32; host {ptr, size} 16 + double 8 = 24 bytes;
+ * currency is a STRING step (final size 0 as a variable type; `need` 4: its
+ * length), amount one plain 8-byte run; verify checks the string only; the size
+ * is 20 + 4 + the string's length (standard), 4 + 8 + the length (final); in the
+ * final check and exact size lists amount's 8 fixed bytes are END's `pre`. */
+static void test_explain(void **state)
+{
+    (void)state;
+    char args[1024], *out;
+    snprintf(args, sizeof args, "explain '%s' --type proto.Balance",
+             shared_path("golden/schemas/proto.fbe"));
+    assert_int_equal(run(args, &out), 0);
+    assert_string_equal(out,
+                        "proto.Balance: the interpreter's program, standard model\n"
+                        "type 2, body 20 bytes, header 0x0000000200000014, host 24 bytes\n"
+                        "\n"
+                        "fields\n"
+                        "   #  node        wire  size   host  hsize  field\n"
+                        "   0  STRING         8     4      0     16  currency\n"
+                        "   1  COPY8         12     8     16      8  amount plain const\n"
+                        "\n"
+                        "write, read: std_steps\n"
+                        "addr  op          len   wire   host  field\n"
+                        "   0  STRING        0      8      0  currency\n"
+                        "   1  COPY8         8     12     16  amount\n"
+                        "   2  END           0      0      0\n"
+                        "\n"
+                        "verify: std_check_steps (leaf)\n"
+                        "addr  op          len   wire   host  field\n"
+                        "   0  STRING        0      8      0  currency\n"
+                        "   1  END           0      0      0\n"
+                        "\n"
+                        "size: 24 + the lengths of the strings at host 0 + std_size_steps\n"
+                        "addr  op          len   wire   host  field\n"
+                        "   0  END           0      0      0\n");
+    free(out);
+
+    snprintf(args, sizeof args, "explain '%s' --type proto.Balance --final",
+             shared_path("golden/schemas/proto.fbe"));
+    assert_int_equal(run(args, &out), 0);
+    assert_string_equal(out,
+                        "proto.Balance: the interpreter's program, final model\n"
+                        "type 2, variable, at least 12 bytes, host 24 bytes\n"
+                        "\n"
+                        "fields\n"
+                        "   #  node        size      min   host  hsize  field\n"
+                        "   0  STRING       var        4      0     16  currency\n"
+                        "   1  COPY8          8        8     16      8  amount plain\n"
+                        "\n"
+                        "write, read: final_steps\n"
+                        "addr  op          len   host     pre    need  field\n"
+                        "   0  STRING        0      0       0       4  currency\n"
+                        "   1  COPY8         8     16       0       0  amount\n"
+                        "   2  END           0      0       0       0\n"
+                        "\n"
+                        "verify: final_check_steps (leaf)\n"
+                        "addr  op          len   host     pre    need  field\n"
+                        "   0  STRING        0      0       0       4  currency\n"
+                        "   1  END           0      0       8       8\n"
+                        "\n"
+                        "size: 12 + the lengths of the strings at host 0 + final_size_steps\n"
+                        "addr  op          len   host     pre    need  field\n"
+                        "   0  END           0      0       0       0\n"
+                        "\n"
+                        "exact size walk: final_size_exact\n"
+                        "addr  op          len   host     pre    need  field\n"
+                        "   0  STRING        0      0       0       4  currency\n"
+                        "   1  END           0      0       8       8\n");
+    free(out);
+
+    /* Runs of plain fields and nested programs: proto.Order {[key] int32 id;
+     * string symbol; OrderSide side; OrderType type; double price; double volume}:
+     * the byte enums side, type are adjacent on the wire (16, 17) and in the host
+     * (24, 25), and so are price, volume (wire 18, 26), but the host aligns price
+     * to 32: two runs. Then Account's steps into Balance and Order. */
+    snprintf(args, sizeof args, "explain '%s' --type proto.Order",
+             shared_path("golden/schemas/proto.fbe"));
+    assert_int_equal(run(args, &out), 0);
+    assert_non_null(strstr(out, "  COPY4         4      8      0  id\n"));
+    assert_non_null(strstr(out, "\n   2  COPY2         2     16     24  side..type\n"
+                                "   3  COPY16       16     18     32  price..volume\n"));
+    free(out);
+    snprintf(args, sizeof args, "explain '%s' --type Account",
+             shared_path("golden/schemas/proto.fbe"));
+    assert_int_equal(run(args, &out), 0);
+    assert_non_null(strstr(out, "  wallet -> proto.Balance\n"));
+    assert_non_null(strstr(out, "  asset -> proto.Balance\n"));
+    assert_non_null(strstr(out, "  orders -> proto.Order\n"));
+    free(out);
+
+    assert_int_equal(run("explain --help", &out), 0);
+    assert_non_null(strstr(out, "usage: fbec explain "));
+    free(out);
+    snprintf(args, sizeof args, "explain '%s'", shared_path("golden/schemas/proto.fbe"));
+    assert_int_equal(run(args, &out), 2);
+    assert_non_null(strstr(out, "fbec explain: missing --type\n"));
+    free(out);
+    snprintf(args, sizeof args, "explain '%s' --type proto.Nope",
+             shared_path("golden/schemas/proto.fbe"));
+    assert_int_equal(run(args, &out), 1);
+    assert_non_null(strstr(out, "no struct 'proto.Nope'"));
+    free(out);
+}
+
 static void test_binary_garbage(void **state)
 {
     (void)state;
@@ -196,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_check_golden_with_include),
         cmocka_unit_test(test_ir_output),
         cmocka_unit_test(test_binary_garbage),
+        cmocka_unit_test(test_explain),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

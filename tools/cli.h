@@ -108,5 +108,6 @@ int cmd_aot(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 int cmd_c(int argc, char **argv);
 int cmd_compat(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
 
 #endif

@@ -22,6 +22,7 @@ static const command commands[] = {
     {"encode", cmd_encode, "JSON -> a binary frame (standard or final)"},
     {"c", cmd_c, "generate a static C codec (same symbols as aot, C compiler only)"},
     {"compat", cmd_compat, "tell whether two versions of a schema still read each other"},
+    {"explain", cmd_explain, "print the interpreter's program of a type, step by step"},
 };
 
 static void usage(FILE *out)
