@@ -471,7 +471,7 @@ static bool make_size_lists(lowering *L, interp_prog *p, bool final)
  * uuid was not derived yet: S3's size list got it as a step the size walk
  * does not expect (found by fuzz_schema_size). Such a `p` is left for later
  * (state 0): what reached it treats it as not constant, and it is derived
- * again from fbe_interp_create's loop, where nothing it holds by value can be
+ * again from fbe_interp_create_ir's loop, where nothing it holds by value can be
  * in progress (that would be a by-value cycle), so it completes there. A
  * struct left for later holds a struct that is not fixed, so it is not fixed
  * either: no final_depth was taken from it. */
