@@ -172,6 +172,15 @@ static char *entry_path(const char *dir, const jit_cache_key *key, const char *s
     return p;
 }
 
+bool jit_cache_has(const char *dir, const jit_cache_key *key)
+{
+    char *path = entry_path(dir, key, "");
+    struct stat st;
+    bool has = path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+    free(path);
+    return has;
+}
+
 LLVMMemoryBufferRef jit_cache_load(const char *dir, const jit_cache_key *key)
 {
     char *path = entry_path(dir, key, "");

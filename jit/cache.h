@@ -50,6 +50,9 @@ void jit_cache_unit_key(const jit_cache_digest *ir, int unit, unsigned generatio
                         const char *triple, const char *cpu, const char *features,
                         int opt_level, jit_cache_key *key);
 
+/* Whether an entry exists (it may still fail to load). */
+bool jit_cache_has(const char *dir, const jit_cache_key *key);
+
 /* The cached object, or NULL on a miss (or an unreadable entry). */
 LLVMMemoryBufferRef jit_cache_load(const char *dir, const jit_cache_key *key);
 

@@ -91,6 +91,24 @@ static bool entries_of_object(jit_unit *u, size_t type_count)
     return ok;
 }
 
+bool jit_unit_in_cache(int unit, const jit_unit_options *opts)
+{
+    if (!opts->cache_dir || !opts->ir)
+        return false;
+    jit_target target = {.cpu = opts->cpu, .features = opts->features,
+                         .opt_level = opts->opt_level, .object = true};
+    char *triple, *cpu, *features;
+    if (!jit_target_names(&target, &triple, &cpu, &features, NULL, 0))
+        return false;
+    jit_cache_key key;
+    jit_cache_unit_key(opts->ir, unit, opts->generation, triple, cpu, features, opts->opt_level,
+                       &key);
+    LLVMDisposeMessage(triple);
+    LLVMDisposeMessage(cpu);
+    LLVMDisposeMessage(features);
+    return jit_cache_has(opts->cache_dir, &key);
+}
+
 /* A hit of the object cache: the unit is its object. */
 static bool lower_from_cache(jit_unit *u, const fbe_codec *codec)
 {

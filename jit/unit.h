@@ -50,6 +50,9 @@ typedef struct jit_unit {
  * object, only reads that. NULL on failure (FBE_JIT_DEBUG says why). */
 jit_unit *jit_unit_lower(const fbe_codec *codec, int unit, const jit_unit_options *opts);
 
+/* Whether the cache holds unit `unit`'s object (a key and a stat, no lowering). */
+bool jit_unit_in_cache(int unit, const jit_unit_options *opts);
+
 /* From the cache, or optimized and compiled (and then stored in the cache). */
 bool jit_unit_finish(jit_unit *u);
 
