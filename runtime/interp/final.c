@@ -196,7 +196,7 @@ COLD static uint64_t size_struct_exact(const interp_prog *g, const uint8_t *src)
 }
 
 /* The same number from the lists of the lowering (constant part, string
- * lengths, the other fields that vary, structs held by value flattened). When it
+ * lengths, the other fields that vary, small structs held by value flattened). When it
  * is at most SAT, no check of the exact walk can have fired (all its partial sums
  * are smaller), so both agree; otherwise the exact walk decides. */
 static uint64_t size_struct(const interp_prog *g, const uint8_t *src)
@@ -211,6 +211,9 @@ static uint64_t size_struct(const interp_prog *g, const uint8_t *src)
         sum += p ? 1 + size_struct(s->prog, p) : 1;
         STEP_NEXT(Z, s);
     }
+    STEP_CASE(Z, SO_STRUCT): /* by value, too large to flatten */
+        sum += size_struct(s->prog, src + s->host_offset);
+        STEP_NEXT(Z, s);
     STEP_CASE(Z, SO_SEQ):
     STEP_CASE(Z, SO_OPTIONAL):
     STEP_CASE(Z, SO_ARRAY):
@@ -221,8 +224,7 @@ static uint64_t size_struct(const interp_prog *g, const uint8_t *src)
     STEP_CASE(Z, SO_BOOL):
     STEP_CASE(Z, SO_FIXED):
     STEP_CASE(Z, SO_STRING):
-    STEP_CASE(Z, SO_STRUCT):
-        UNREACHABLE(); /* fixed fields, strings and structs are in the lists */
+        UNREACHABLE(); /* fixed fields and strings are in the lists */
     STEP_CASE(Z, SO_END):
         if (UNLIKELY(sum > SAT))
             return size_struct_exact(g, src);

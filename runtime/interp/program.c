@@ -394,9 +394,17 @@ static bool make_steps(lowering *L, const interp_prog *p, int list, interp_steps
 }
 
 /* The size lists of `p` in one model (see interp_prog.std_const, final_const):
- * the fields whose size varies, structs held by value flattened (their lists are
- * complete: by-value nesting is acyclic, so they were derived first). With NULL
+ * the fields whose size varies, small structs held by value flattened (their
+ * lists are complete: by-value nesting is acyclic, so they were derived first).
+ * A struct held by value whose own lists have more than FLATTEN_MAX entries is
+ * one SO_STRUCT step instead: flattening everything would copy a struct's
+ * fields into every holder, which is quadratic in a schema's size (a 45 KB
+ * schema took 1.1 GB, fuzz/corpus/findings/schema_size-by-value-flattening)
+ * and exponential along a chain of structs that each hold two of the previous.
+ * With the bound, a list has at most FLATTEN_MAX entries per field. With NULL
  * outputs, only counts. */
+#define FLATTEN_MAX 16
+
 typedef struct size_lists {
     bool final;
     uint64_t cnst;
@@ -405,6 +413,12 @@ typedef struct size_lists {
     interp_step *steps;
     size_t step_count;
 } size_lists;
+
+static size_t size_entries(const interp_prog *p, bool final)
+{
+    return final ? p->final_size_string_count + p->final_size_steps.count
+                 : p->std_size_string_count + p->std_size_steps.count;
+}
 
 static void collect_size(const interp_prog *p, uint32_t host_base, size_lists *out)
 {
@@ -420,7 +434,7 @@ static void collect_size(const interp_prog *p, uint32_t host_base, size_lists *o
             if (out->strings)
                 out->strings[out->string_count] = at;
             out->string_count++;
-        } else if (nd->op == OP_STRUCT) {
+        } else if (nd->op == OP_STRUCT && size_entries(nd->prog, out->final) <= FLATTEN_MAX) {
             /* by value: its own lists, shifted (and, standard, its body) */
             if (!out->final)
                 out->cnst = cap_add(out->cnst, nd->prog->std_body_size);

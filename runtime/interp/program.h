@@ -195,8 +195,9 @@ struct interp_prog {
     /* The size of a body and its extras is std_const (std_body_size, every extra
      * that does not depend on the value, 4 per string) + the length of the string
      * at each host offset of std_size_strings + what std_size_steps add (the
-     * optionals, collections and arrays that vary). Structs held by value are
-     * flattened into the lists (their offsets shifted). Exact below 2^32; see
+     * optionals, collections and arrays that vary). Small structs held by value
+     * are flattened into the lists (their offsets shifted), larger ones are one
+     * SO_STRUCT step (program.c FLATTEN_MAX). Exact below 2^32; see
      * std_write.c for the rest. */
     uint64_t std_const;
     const uint32_t *std_size_strings;

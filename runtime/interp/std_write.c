@@ -220,6 +220,9 @@ static uint64_t struct_total(const interp_prog *prog, const uint8_t *host, uint6
         }
         STEP_NEXT(Z, s);
     }
+    STEP_CASE(Z, SO_STRUCT): /* by value, too large to flatten: its body and extras */
+        sum = struct_total(s->prog, host + s->host_offset, sum);
+        STEP_NEXT(Z, s);
     STEP_CASE(Z, SO_OPTIONAL):
     STEP_CASE(Z, SO_ARRAY):
     STEP_CASE(Z, SO_MAP):
@@ -229,8 +232,7 @@ static uint64_t struct_total(const interp_prog *prog, const uint8_t *host, uint6
     STEP_CASE(Z, SO_BOOL):
     STEP_CASE(Z, SO_FIXED):
     STEP_CASE(Z, SO_STRING):
-    STEP_CASE(Z, SO_STRUCT):
-        UNREACHABLE(); /* strings and structs are flattened into the lists */
+        UNREACHABLE(); /* strings are in the lists */
     STEP_CASE(Z, SO_END):
         if (UNLIKELY(sum >= SIZE_CAP))
             return struct_total_exact(prog, host, acc);
