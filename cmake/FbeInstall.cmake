@@ -8,6 +8,23 @@ install(TARGETS ${FBE_LIBRARIES} EXPORT fbe-c-targets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# Installed static libraries export fbe_* only (cmake/FbeLocalize.cmake).
+if(NOT BUILD_SHARED_LIBS)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+    set(FBE_INSTALLED_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
+  else()
+    set(FBE_INSTALLED_LIBDIR "\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}")
+  endif()
+  foreach(lib IN LISTS FBE_LIBRARIES)
+    install(CODE "execute_process(COMMAND \"${CMAKE_COMMAND}\"
+        \"-DLIB=\$ENV{DESTDIR}${FBE_INSTALLED_LIBDIR}/$<TARGET_FILE_NAME:${lib}>\"
+        \"-DLD=${CMAKE_LINKER}\" \"-DOBJCOPY=${CMAKE_OBJCOPY}\" \"-DAR=${CMAKE_AR}\"
+        -P \"${PROJECT_SOURCE_DIR}/cmake/FbeLocalize.cmake\" RESULT_VARIABLE rc)
+      if(NOT rc EQUAL 0)
+        message(FATAL_ERROR \"localizing the symbols of ${lib} failed\")
+      endif()")
+  endforeach()
+endif()
 if(FBE_BUILD_FBEC)
   install(TARGETS fbec RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   configure_file(docs/fbec.1.in ${CMAKE_CURRENT_BINARY_DIR}/fbec.1 @ONLY)

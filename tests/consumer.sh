@@ -74,6 +74,22 @@ run() {
 }
 
 # The imported targets of an installed package: exactly these six.
+# check_symbols DIR: every global symbol an installed library defines is public
+# API, fbe_-prefixed (cmake/FbeLocalize.cmake, cmake/fbe.map), in each of the six.
+check_symbols() {
+  local lib bad count=0
+  for lib in "$1"/libfbe_*.a "$1"/libfbe_*.so; do
+    [ -e "$lib" ] || continue
+    count=$((count + 1))
+    case $lib in
+    *.a) bad=$(nm -g --defined-only "$lib" | awk 'NF == 3 && $3 !~ /^fbe_/ { print $3 }') ;;
+    *) bad=$(nm -D --defined-only "$lib" | awk 'NF == 3 && $3 !~ /^fbe_/ { print $3 }') ;;
+    esac
+    [ -z "$bad" ] || fail "$(basename "$lib") exports symbols without the fbe_ prefix:" $bad
+  done
+  [ $count -ge 6 ] || fail "found $count installed libraries in $1, want 6"
+}
+
 check_targets() {
   local got
   got=$(sed -n 's/^add_library(\(fbe::[a-z]*\) .*/\1/p' "$1"/fbe-c-targets.cmake | sort | tr '\n' ' ')
@@ -87,6 +103,7 @@ case $mode in
 install)
   cmake --install "$build" --prefix "$work/install/prefix" >"$work/install/install.log" ||
     { cat "$work/install/install.log"; fail "cmake --install"; }
+  check_symbols "$(dirname "$(find "$work/install/prefix" -name libfbe_runtime.* | head -1)")"
   ;;
 prefix)
   prefix=$work/install/prefix
@@ -187,6 +204,7 @@ deb)
   root=$work/$mode/root
   dpkg-deb -x "$deb" "$root"
   check_targets "$(dirname "$(find "$root" -name fbe-c-targets.cmake | head -1)")"
+  check_symbols "$(dirname "$(find "$root" -name libfbe_runtime.* | head -1)")"
   schemas "$work/$mode/schemas"
   configure "$work/$mode/build" "jit;aot;c" -DCMAKE_PREFIX_PATH="$root/usr"
   build "$work/$mode/build"
