@@ -776,6 +776,139 @@ static void test_large_struct_held_by_value(void **state)
     fbe_schema_free(schema);
 }
 
+/* Heirs share their base's field array in the IR, and the interpreter shares its
+ * programs' lists the same way (runtime/interp/program.h, "Shared lists"). B
+ * has no step in its check lists (scalars only), D extends B and is extended by
+ * E, F is B's second derived struct (its own copy). Every result of the
+ * interpreter, valid frames and every truncation and byte flip of them, must be
+ * the JIT's, which lowers each struct's fields whole. */
+static const char heir_schema[] =
+    "package hc\n"
+    "struct B { int32 a; int64 b; }\n"
+    "struct D : B { string s; int32[] l; uuid u; }\n"
+    "struct E : D { bool f; string t; int16 g; }\n"
+    "struct F : B { string v; }\n"
+    "struct H { E e; D? d; F[] fs; }\n";
+
+static void set_string(const fbe_type *t, void *v, const char *field, const char *value_text)
+{
+    fbe_string *str = fbe_field_ptr(v, field_of(t->ir, field));
+    str->data = (char *)value_text;
+    str->size = strlen(value_text);
+}
+
+static void same_results(const fbe_type *a, const fbe_type *b, fbe_model m, const uint8_t *data,
+                         size_t size)
+{
+    fbe_verify_info ia, ib;
+    fbe_status sa = fbe_verify(a, m, data, size, &ia), sb = fbe_verify(b, m, data, size, &ib);
+    assert_int_equal(sa, sb);
+    assert_int_equal(ia.offset, ib.offset);
+    assert_string_equal(ia.type ? ia.type->full_name : "-", ib.type ? ib.type->full_name : "-");
+    assert_string_equal(ia.field ? ia.field->name : "-", ib.field ? ib.field->name : "-");
+    fbe_arena arena;
+    fbe_arena_init(&arena, NULL, NULL);
+    void *va = fbe_arena_zalloc(&arena, a->ir->host_size), *vb = fbe_arena_zalloc(&arena, b->ir->host_size);
+    fbe_decode_options o = {.arena = &arena};
+    sa = fbe_deserialize(a, m, data, size, va, &o, NULL);
+    sb = fbe_deserialize(b, m, data, size, vb, &o, NULL);
+    assert_int_equal(sa, sb);
+    if (sa == FBE_OK) {
+        fbe_buffer x, y;
+        fbe_buffer_init(&x, NULL, NULL);
+        fbe_buffer_init(&y, NULL, NULL);
+        assert_int_equal(fbe_serialize(a, m, va, &x), FBE_OK);
+        assert_int_equal(fbe_serialize(b, m, vb, &y), FBE_OK);
+        assert_int_equal(x.size, y.size);
+        assert_memory_equal(x.data, y.data, x.size);
+        fbe_buffer_free(&x);
+        fbe_buffer_free(&y);
+    }
+    fbe_arena_free(&arena);
+}
+
+static void test_heir_chains_match_the_jit(void **state)
+{
+    (void)state;
+    if (!fbe_jit_available())
+        skip();
+    fbe_schema *s = load_text_ok(heir_schema);
+    fbe_codec *interp = fbe_interp_create(s, NULL, NULL);
+    fbe_jit_options jo = {.require_native = true};
+    fbe_codec *jit = fbe_jit_compile(s, &jo, NULL);
+    assert_non_null(interp);
+    assert_non_null(jit);
+    const fbe_type *h = fbe_codec_type(interp, "hc.H"), *e = fbe_codec_type(interp, "hc.E");
+    const fbe_type *d = fbe_codec_type(interp, "hc.D"), *f = fbe_codec_type(interp, "hc.F");
+    uint8_t *v = calloc(1, h->ir->host_size), *dv = calloc(1, d->ir->host_size);
+    uint8_t *fv = calloc(2, f->ir->host_size);
+    assert_non_null(v);
+    assert_non_null(dv);
+    assert_non_null(fv);
+    fbe_init(h->ir, v);
+    fbe_init(d->ir, dv);
+    fbe_init(f->ir, fv);
+    fbe_init(f->ir, fv + f->ir->host_size);
+    uint8_t *ev = fbe_field_ptr(v, field_of(h->ir, "e"));
+    set_string(e, ev, "s", "base text");
+    set_string(e, ev, "t", "heir");
+    *(int32_t *)fbe_field_ptr(ev, field_of(e->ir, "a")) = 7;
+    int32_t ints[3] = {1, -2, 3};
+    fbe_seq *l = fbe_field_ptr(ev, field_of(e->ir, "l"));
+    l->data = ints;
+    l->size = 3;
+    set_string(d, dv, "s", "d");
+    *(uint8_t **)fbe_field_ptr(v, field_of(h->ir, "d")) = dv;
+    set_string(f, fv, "v", "first");
+    set_string(f, fv + f->ir->host_size, "v", "");
+    fbe_seq *fs = fbe_field_ptr(v, field_of(h->ir, "fs"));
+    fs->data = fv;
+    fs->size = 2;
+    for (size_t i = 0; i < fbe_codec_type_count(interp); i++) {
+        const fbe_type *ti = fbe_codec_type_at(interp, i);
+        const fbe_type *tj = fbe_codec_type(jit, ti->ir->full_name);
+        assert_non_null(tj);
+        const void *value = ti == h ? (const void *)v : ti == d ? (const void *)dv : NULL;
+        uint8_t *dflt = NULL;
+        if (!value) {
+            dflt = calloc(1, ti->ir->host_size);
+            assert_non_null(dflt);
+            fbe_init(ti->ir, dflt);
+            value = dflt;
+        }
+        for (int m = 0; m < 2; m++) {
+            fbe_buffer a, b;
+            fbe_buffer_init(&a, NULL, NULL);
+            fbe_buffer_init(&b, NULL, NULL);
+            assert_int_equal(fbe_size(ti, (fbe_model)m, value), fbe_size(tj, (fbe_model)m, value));
+            assert_int_equal(fbe_serialize(ti, (fbe_model)m, value, &a), FBE_OK);
+            assert_int_equal(fbe_serialize(tj, (fbe_model)m, value, &b), FBE_OK);
+            assert_int_equal(a.size, b.size);
+            assert_memory_equal(a.data, b.data, a.size);
+            for (size_t n = 0; n <= a.size; n++)
+                same_results(ti, tj, (fbe_model)m, a.data, n);
+            for (size_t k = 0; k < a.size; k++) {
+                uint8_t saved = a.data[k];
+                for (int x = 0; x < 3; x++) {
+                    static const uint8_t flips[] = {0xff, 0x01, 0x80};
+                    a.data[k] = saved ^ flips[x];
+                    same_results(ti, tj, (fbe_model)m, a.data, a.size);
+                }
+                a.data[k] = saved;
+            }
+            fbe_buffer_free(&a);
+            fbe_buffer_free(&b);
+        }
+        free(dflt);
+    }
+    free(v);
+    free(dv);
+    free(fv);
+    fbe_codec_free(jit);
+    fbe_codec_free(interp);
+    fbe_schema_free(s);
+}
+
 /* ---- the same through generated code: static C and AOT objects -------------------- */
 
 #ifndef FBE_LIMITS_CC
@@ -1013,8 +1146,8 @@ static size_t interp_codec_bytes(const char *schema_text)
 static void test_interp_codec_scales_linearly(void **state)
 {
     (void)state;
-    static const char *const names[] = {[FIELDS] = "fields"};
-    static const shape shapes[] = {FIELDS};
+    static const char *const names[] = {[STRUCTS] = "structs", [FIELDS] = "fields"};
+    static const shape shapes[] = {STRUCTS, FIELDS};
     for (size_t w = 0; w < sizeof shapes / sizeof *shapes; w++) {
         size_t bytes[3];
         for (int k = 0; k < 3; k++) {
@@ -1038,6 +1171,24 @@ static void test_interp_codec_scales_linearly(void **state)
     print_message("structs held by value: %zu codec bytes for %zu schema bytes\n", bytes, len);
     assert_true(bytes <= 256 * len);
     free(schema_text_bv);
+    /* A chain of 64 heirs of 100 lists each: every level used to copy the
+     * lists of all the levels above (64 x 65 / 2 x 100 fields' programs,
+     * 0.13 GB); heirs share them now, as the IR shares their fields. */
+    text chain = {0};
+    tprintf(&chain, "package ch\n");
+    for (int i = 0; i < 64; i++) {
+        if (i)
+            tprintf(&chain, "struct C%d : C%d {\n", i, i - 1);
+        else
+            tprintf(&chain, "struct C0 {\n");
+        for (int j = 0; j < 100; j++)
+            tprintf(&chain, "int32[] f%d_%d;\n", i, j);
+        tprintf(&chain, "}\n");
+    }
+    bytes = interp_codec_bytes(chain.s);
+    print_message("a chain of heirs: %zu codec bytes for %zu schema bytes\n", bytes, chain.len);
+    assert_true(bytes <= 256 * chain.len);
+    free(chain.s);
 }
 
 int main(void)
@@ -1055,6 +1206,7 @@ int main(void)
         cmocka_unit_test(test_serialize_depth_collections),
         cmocka_unit_test(test_struct_reached_through_a_list),
         cmocka_unit_test(test_large_struct_held_by_value),
+        cmocka_unit_test(test_heir_chains_match_the_jit),
         cmocka_unit_test(test_generated_code),
         cmocka_unit_test(test_utf8_defaults),
         cmocka_unit_test(test_front_end_scales_linearly),

@@ -179,11 +179,14 @@ COLD static uint64_t size_struct_exact(const interp_prog *g, const uint8_t *src)
     uint64_t sum = 0;
     for (const interp_step *s = g->final_size_exact.at;; s++) {
         const uint8_t *h = src + s->host_offset;
+        if (s->op == SO_LEVEL && s->prog != g)
+            continue; /* the next step's `pre` has this one's */
         sum += s->pre;
         switch ((interp_step_op)s->op) {
         case SO_STRING:
             sum += size_string(h);
             break;
+        case SO_LEVEL:
         case SO_END:
             return sum;
         default:
@@ -225,6 +228,7 @@ static uint64_t size_struct(const interp_prog *g, const uint8_t *src)
     STEP_CASE(Z, SO_FIXED):
     STEP_CASE(Z, SO_STRING):
         UNREACHABLE(); /* fixed fields and strings are in the lists */
+    STEP_LEVEL(Z, s, g)
     STEP_CASE(Z, SO_END):
         if (UNLIKELY(sum > SAT))
             return size_struct_exact(g, src);
@@ -388,6 +392,7 @@ static uint8_t *w_seq(const interp_node *n, const uint8_t *src, uint8_t *w)
  * struct's next step and host value, and for a collection of structs the
  * elements still to write. */
 typedef struct wframe {
+    const interp_prog *g; /* the enclosing struct */
     const interp_step *s;
     const uint8_t *src;
     size_t left;
@@ -409,9 +414,10 @@ static uint8_t *w_struct(const interp_prog *g, const uint8_t *src, uint8_t *w)
 /* (a block, not a do-while: STEP_RESUME may be a `continue` of the step loop) */
 #define ENTER_(sub, value, n, next)                                                 \
     {                                                                               \
-        *top++ = (wframe){.s = s + 1, .src = src, .left = (n), .elem = (next)};     \
+        *top++ = (wframe){.g = g, .s = s + 1, .src = src, .left = (n), .elem = (next)}; \
         src = (value);                                                              \
-        s = (sub)->final_steps.at;                                                  \
+        g = (sub);                                                                  \
+        s = g->final_steps.at;                                                      \
         STEP_RESUME(W, s);                                                          \
     }
     STEP_BEGIN(W, s)
@@ -463,11 +469,12 @@ static uint8_t *w_struct(const interp_prog *g, const uint8_t *src, uint8_t *w)
     STEP_CASE(W, SO_MAP):
         w = w_any(s->node, H_, w);
         STEP_NEXT(W, s);
+    STEP_LEVEL(W, s, g)
     STEP_CASE(W, SO_END):
         if (top == stack)
             return w;
         top--;
-        if (top->left) { /* the next element of a collection */
+        if (top->left) { /* the next element of a collection (g is its struct) */
             const interp_step *seq = top->s - 1;
             top->left--;
             src = top->elem;
@@ -476,6 +483,7 @@ static uint8_t *w_struct(const interp_prog *g, const uint8_t *src, uint8_t *w)
             s = seq->prog->final_steps.at;
             STEP_RESUME(W, s);
         }
+        g = top->g;
         s = top->s;
         src = top->src;
         STEP_RESUME(W, s);
@@ -872,6 +880,7 @@ static const uint8_t *v_fields(rd *r, const interp_prog *g, const uint8_t *p, un
     STEP_COPIES(V):
     STEP_CASE(V, SO_BOOL):
         UNREACHABLE(); /* fixed fields are added up */
+    STEP_LEVEL(V, s, g)
     STEP_CASE(V, SO_END):
         PRE_(g->fields + g->field_count);
         return p;
@@ -1209,6 +1218,7 @@ static const uint8_t *d_fixed_fields(const interp_prog *g, const uint8_t *p, uin
     STEP_CASE(X, SO_ARRAY):
     STEP_CASE(X, SO_MAP):
         UNREACHABLE(); /* a fixed struct holds nothing else */
+    STEP_LEVEL(X, s, g)
     STEP_CASE(X, SO_END):
         return p;
     STEP_FINISH
@@ -1342,6 +1352,7 @@ static const uint8_t *d_fields(rd *r, const interp_prog *g, const uint8_t *p,
         if (UNLIKELY(!p))
             goto failed;
         STEP_NEXT(D, s);
+    STEP_LEVEL(D, s, g)
     STEP_CASE(D, SO_END):
         return p;
     STEP_FINISH

@@ -7,6 +7,20 @@
 #include "fbe/aot.h"
 #include "fbe/schema.h"
 
+/* The lists a chain of heirs shares (program.h "Shared lists"), kept by the
+ * chain's first struct (its root): one array per list, grown as heirs append;
+ * each struct's interp_steps.at points into them once all are derived. */
+enum { LIST_STD, LIST_STD_CHECK, LIST_FINAL, LIST_FINAL_SIZE, LIST_FINAL_CHECK,
+       LIST_STD_SIZE, LIST_FINAL_SIZES, LIST_COUNT };
+
+typedef struct chain_lists {
+    interp_field *fields; /* room for the longest struct of the chain */
+    interp_step *steps[LIST_COUNT];
+    size_t cap[LIST_COUNT];      /* steps, SO_END included */
+    uint32_t *strings[2];        /* the size lists' string offsets, per model */
+    size_t string_cap[2];
+} chain_lists;
+
 typedef struct lowering {
     fbe_codec *codec;
     interp_prog *progs;
@@ -14,16 +28,92 @@ typedef struct lowering {
     uint8_t *min_state;    /* final_min memo: 0 new, 1 busy, 2 done */
     uint8_t *derive_state; /* derive_prog memo, the same */
     size_t count;
+    uint32_t *index_of;    /* open addressing: 1 + the index of a struct, by address */
+    size_t index_mask;
+    uint32_t *heir;        /* 1 + the index of a struct's heir, 0: none */
+    uint32_t *root;        /* the first struct of each struct's chain of heirs */
+    size_t *chain_fields;  /* per root: the field count of its chain's longest */
+    chain_lists *chains;   /* per root */
     bool failed;
     bool missing; /* a struct of a package that was not given */
 } lowering;
 
+static size_t ptr_hash(const void *p, size_t mask)
+{
+    uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15u;
+    return (size_t)(h >> 32) & mask;
+}
+
+/* A table, not a scan: a scan per struct-typed field was quadratic in the
+ * number of structs. */
+static bool index_structs(lowering *L)
+{
+    size_t cap = 16;
+    while (cap < 2 * L->count)
+        cap *= 2;
+    L->index_of = fbe_arena_zalloc(&L->codec->arena, sizeof *L->index_of * cap);
+    if (!L->index_of)
+        return false;
+    L->index_mask = cap - 1;
+    for (size_t i = 0; i < L->count; i++) {
+        size_t h = ptr_hash(L->irs[i], L->index_mask);
+        while (L->index_of[h] && L->irs[L->index_of[h] - 1] != L->irs[i])
+            h = (h + 1) & L->index_mask;
+        if (!L->index_of[h]) /* a struct listed twice keeps its first program */
+            L->index_of[h] = (uint32_t)i + 1;
+    }
+    return true;
+}
+
 static interp_prog *prog_for(lowering *L, const fbe_ir_struct *st)
 {
-    for (size_t i = 0; i < L->count; i++)
-        if (L->irs[i] == st)
-            return &L->progs[i];
+    size_t h = ptr_hash(st, L->index_mask);
+    for (; L->index_of[h]; h = (h + 1) & L->index_mask)
+        if (L->irs[L->index_of[h] - 1] == st)
+            return &L->progs[L->index_of[h] - 1];
     return NULL;
+}
+
+/* The base of p when p is its heir: the IR shares their field array (and it
+ * is not empty: structs without fields could share a NULL one). A base has one
+ * heir at most, whatever an IR that was not made by the compiler says. */
+static interp_prog *heir_base(lowering *L, const interp_prog *p)
+{
+    const fbe_ir_struct *st = p->ir ? p->ir : L->irs[p - L->progs];
+    if (!st->base || !st->base->field_count || st->fields != st->base->fields)
+        return NULL;
+    interp_prog *b = prog_for(L, st->base);
+    return b && L->heir[b - L->progs] == (uint32_t)(p - L->progs) + 1 ? b : NULL;
+}
+
+/* Heirs, roots and the longest field count of each chain, before lowering. */
+static bool find_chains(lowering *L)
+{
+    L->heir = fbe_arena_zalloc(&L->codec->arena, sizeof *L->heir * (L->count + 1));
+    L->root = fbe_arena_zalloc(&L->codec->arena, sizeof *L->root * (L->count + 1));
+    L->chain_fields = fbe_arena_zalloc(&L->codec->arena, sizeof *L->chain_fields * (L->count + 1));
+    L->chains = fbe_arena_zalloc(&L->codec->arena, sizeof *L->chains * (L->count + 1));
+    if (!L->heir || !L->root || !L->chain_fields || !L->chains)
+        return false;
+    for (size_t i = 0; i < L->count; i++) {
+        const fbe_ir_struct *st = L->irs[i];
+        if (!st->base || !st->base->field_count || st->fields != st->base->fields)
+            continue;
+        interp_prog *b = prog_for(L, st->base);
+        if (b && !L->heir[b - L->progs] && &L->progs[i] != b)
+            L->heir[b - L->progs] = (uint32_t)i + 1;
+    }
+    for (size_t i = 0; i < L->count; i++) {
+        const interp_prog *p = &L->progs[i], *b;
+        /* at most FBE_IR_MAX_NESTING levels (and a base never its own heir) */
+        for (size_t n = 0; n <= FBE_IR_MAX_NESTING && (b = heir_base(L, p)); n++)
+            p = b;
+        size_t r = (size_t)(p - L->progs);
+        L->root[i] = (uint32_t)r;
+        if (L->irs[i]->field_count > L->chain_fields[r])
+            L->chain_fields[r] = L->irs[i]->field_count;
+    }
+    return true;
 }
 
 static interp_op scalar_op(uint32_t size)
@@ -147,7 +237,13 @@ static uint32_t prog_final_min(lowering *L, interp_prog *p)
         return 0;
     L->min_state[i] = 1;
     uint64_t sum = 0;
-    for (size_t f = 0; f < p->field_count; f++)
+    size_t from = 0;
+    interp_prog *base = heir_base(L, p);
+    if (base) { /* its fields come first (a clamped sum only clamps this one too) */
+        sum = prog_final_min(L, base);
+        from = base->field_count;
+    }
+    for (size_t f = from; f < p->field_count; f++)
         sum += node_final_min(L, &p->fields[f].node);
     p->final_min = sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
     L->min_state[i] = 2;
@@ -162,10 +258,17 @@ static bool lower_struct(lowering *L, interp_prog *p, const fbe_ir_struct *st)
     p->final_fixed = st->final_fixed;
     p->final_size = st->final_size;
     p->host_size = st->host_size;
-    interp_field *fields = fbe_arena_zalloc(&L->codec->arena, sizeof *fields * (st->field_count + 1));
-    if (!fields)
-        return false;
-    for (size_t i = 0; i < st->field_count; i++) {
+    /* an heir lowers only its own fields: its base's are in the same array */
+    size_t r = L->root[p - L->progs];
+    chain_lists *c = &L->chains[r];
+    if (!c->fields) {
+        c->fields = fbe_arena_zalloc(&L->codec->arena, sizeof *c->fields * (L->chain_fields[r] + 1));
+        if (!c->fields)
+            return false;
+    }
+    interp_field *fields = c->fields;
+    size_t from = heir_base(L, p) ? st->base->field_count : 0;
+    for (size_t i = from; i < st->field_count; i++) {
         const fbe_ir_field *f = &st->fields[i];
         lower_type(L, f->type, &fields[i].node);
         fields[i].std_offset = f->std_offset;
@@ -323,16 +426,16 @@ static interp_step step_of(const interp_field *f, uint8_t op, uint64_t pre)
                          .field = f};
 }
 
-enum { LIST_STD, LIST_STD_CHECK, LIST_FINAL, LIST_FINAL_SIZE, LIST_FINAL_CHECK };
-
-/* One step list of `p` into `out` (room for field_count + 1 steps); returns the
- * count, SO_END not included. In the final size and check lists the SO_END
- * step's `pre` holds the fixed bytes after the last step. */
-static size_t build_steps(const interp_prog *p, int list, interp_step *out)
+/* The steps of fields [from, field_count) of `p` for one list into `out` (room
+ * for their number + 1); returns the count, SO_END not included. `pre` starts
+ * with the fixed bytes the list has before `from` (an heir's, after its base's
+ * fields). In the final size and check lists the SO_END step's `pre` holds the
+ * fixed bytes after the last step. */
+static size_t build_steps(const interp_prog *p, int list, size_t from, uint64_t pre,
+                          interp_step *out)
 {
     size_t n = 0;
-    uint64_t pre = 0;
-    const interp_field *f = p->fields, *end = f + p->field_count;
+    const interp_field *f = p->fields + from, *end = p->fields + p->field_count;
     while (f < end) {
         const interp_node *nd = &f->node;
         switch (list) {
@@ -383,14 +486,68 @@ static size_t build_steps(const interp_prog *p, int list, interp_step *out)
     return n;
 }
 
-static bool make_steps(lowering *L, const interp_prog *p, int list, interp_steps *out)
+/* Room for `need` steps (SO_END included) in list k of chain c: the array
+ * doubles, the steps already written move with it (the lists' `at` are set
+ * when every struct is derived, see point_lists). */
+static interp_step *chain_room(lowering *L, chain_lists *c, int k, size_t need)
 {
-    interp_step *steps = fbe_arena_zalloc(&L->codec->arena, sizeof *steps * (p->field_count + 1));
-    if (!steps)
-        return false;
-    out->at = steps;
-    out->count = build_steps(p, list, steps);
-    return true;
+    if (need > c->cap[k]) {
+        size_t cap = c->cap[k] * 2 > need ? c->cap[k] * 2 : need;
+        interp_step *at = fbe_arena_zalloc(&L->codec->arena, sizeof *at * cap);
+        if (!at)
+            return NULL;
+        if (c->cap[k])
+            memcpy(at, c->steps[k], sizeof *at * c->cap[k]);
+        c->steps[k] = at;
+        c->cap[k] = cap;
+    }
+    return c->steps[k];
+}
+
+/* A base's list stops being the end of its chain's array: its SO_END becomes
+ * SO_LEVEL (program.h), or, when the base has no step, the base gets an SO_END
+ * of its own and the heir starts at the array's start. Returns where the heir's
+ * steps go, and the fixed bytes the base's SO_END had (`pre`). */
+static size_t hand_on(lowering *L, chain_lists *c, int k, interp_steps *base_list,
+                      const interp_prog *base, uint64_t *pre)
+{
+    interp_step *at = c->steps[k];
+    size_t n = base_list->count;
+    *pre = at[n].pre;
+    if (n == 0) {
+        interp_step *own = fbe_arena_alloc(&L->codec->arena, sizeof *own);
+        if (!own) {
+            L->failed = true;
+            return 0;
+        }
+        *own = at[0];
+        base_list->at = own;
+        return 0;
+    }
+    at[n].op = SO_LEVEL;
+    at[n].prog = base;
+    return n + 1;
+}
+
+/* Appends the steps of p's own fields to list k of its chain (all of its fields
+ * when it is not an heir). */
+static void make_steps(lowering *L, interp_prog *p, interp_prog *base, int k, interp_steps *out,
+                       interp_steps *base_list)
+{
+    chain_lists *c = &L->chains[L->root[p - L->progs]];
+    size_t from = 0, at = 0;
+    uint64_t pre = 0;
+    if (base) {
+        from = base->field_count;
+        at = hand_on(L, c, k, base_list, base, &pre);
+    }
+    if (L->failed || !chain_room(L, c, k, at + (p->field_count - from) + 1)) {
+        L->failed = true;
+        return;
+    }
+    if (k == LIST_STD || k == LIST_FINAL || k == LIST_STD_CHECK)
+        pre = 0;
+    out->count = at + build_steps(p, k, from, pre, c->steps[k] + at);
 }
 
 /* The size lists of `p` in one model (see interp_prog.std_const, final_const):
@@ -420,9 +577,9 @@ static size_t size_entries(const interp_prog *p, bool final)
                  : p->std_size_string_count + p->std_size_steps.count;
 }
 
-static void collect_size(const interp_prog *p, uint32_t host_base, size_lists *out)
+static void collect_size(const interp_field *f, const interp_field *end, uint32_t host_base,
+                         size_lists *out)
 {
-    const interp_field *f = p->fields, *end = f + p->field_count;
     for (; f < end; f++) {
         const interp_node *nd = &f->node;
         uint32_t at = host_base + f->host_offset;
@@ -436,9 +593,10 @@ static void collect_size(const interp_prog *p, uint32_t host_base, size_lists *o
             out->string_count++;
         } else if (nd->op == OP_STRUCT && size_entries(nd->prog, out->final) <= FLATTEN_MAX) {
             /* by value: its own lists, shifted (and, standard, its body) */
+            const interp_prog *sub = nd->prog;
             if (!out->final)
-                out->cnst = cap_add(out->cnst, nd->prog->std_body_size);
-            collect_size(nd->prog, at, out);
+                out->cnst = cap_add(out->cnst, sub->std_body_size);
+            collect_size(sub->fields, sub->fields + sub->field_count, at, out);
         } else {
             if (out->steps) {
                 out->steps[out->step_count] = step_of(f, field_op(nd), 0);
@@ -449,30 +607,69 @@ static void collect_size(const interp_prog *p, uint32_t host_base, size_lists *o
     }
 }
 
-static bool make_size_lists(lowering *L, interp_prog *p, bool final)
+/* Appends p's own fields to its chain's size lists of one model; an heir's
+ * constant starts from its base's (both clamp at the same cap, and an heir's
+ * body holds its base's). */
+static void make_size_lists(lowering *L, interp_prog *p, interp_prog *base, bool final)
 {
+    chain_lists *c = &L->chains[L->root[p - L->progs]];
+    int k = final ? LIST_FINAL_SIZES : LIST_STD_SIZE;
+    interp_steps *steps = final ? &p->final_size_steps : &p->std_size_steps;
+    const interp_field *from = p->fields, *end = p->fields + p->field_count;
+    size_lists fill = {.final = final, .cnst = final ? 0 : p->std_body_size};
+    size_t at = 0;
+    uint64_t pre;
+    if (base) {
+        from += base->field_count;
+        fill.string_count = final ? base->final_size_string_count : base->std_size_string_count;
+        fill.cnst = final ? base->final_const
+                          : cap_add(p->std_body_size, base->std_const - base->std_body_size);
+        at = hand_on(L, c, k, final ? &base->final_size_steps : &base->std_size_steps, base, &pre);
+    }
     size_lists count = {.final = final};
-    collect_size(p, 0, &count);
-    size_lists fill = {
-        .final = final,
-        .strings = fbe_arena_zalloc(&L->codec->arena, sizeof *fill.strings * (count.string_count + 1)),
-        .steps = fbe_arena_zalloc(&L->codec->arena, sizeof *fill.steps * (count.step_count + 1))};
-    if (!fill.strings || !fill.steps)
-        return false;
-    fill.cnst = final ? 0 : p->std_body_size;
-    collect_size(p, 0, &fill);
+    collect_size(from, end, 0, &count);
+    size_t strings = fill.string_count + count.string_count;
+    if (strings + 1 > c->string_cap[final]) {
+        size_t cap = c->string_cap[final] * 2 > strings + 1 ? c->string_cap[final] * 2 : strings + 1;
+        uint32_t *s = fbe_arena_zalloc(&L->codec->arena, sizeof *s * cap);
+        if (!s) {
+            L->failed = true;
+            return;
+        }
+        if (c->string_cap[final])
+            memcpy(s, c->strings[final], sizeof *s * c->string_cap[final]);
+        c->strings[final] = s;
+        c->string_cap[final] = cap;
+    }
+    if (L->failed || !chain_room(L, c, k, at + count.step_count + 1)) {
+        L->failed = true;
+        return;
+    }
+    fill.strings = c->strings[final];
+    fill.steps = c->steps[k] + at;
+    collect_size(from, end, 0, &fill);
     fill.steps[fill.step_count] = (interp_step){.op = SO_END};
+    steps->count = at + fill.step_count;
     if (final) {
         p->final_const = fill.cnst;
-        p->final_size_strings = fill.strings;
         p->final_size_string_count = fill.string_count;
-        p->final_size_steps = (interp_steps){fill.steps, fill.step_count};
     } else {
         p->std_const = fill.cnst;
-        p->std_size_strings = fill.strings;
         p->std_size_string_count = fill.string_count;
-        p->std_size_steps = (interp_steps){fill.steps, fill.step_count};
     }
+}
+
+/* Whether the checked steps of p's own fields are all strings (an heir whose
+ * base has any step has an SO_LEVEL step: not a leaf). */
+static bool own_leaf(const lowering *L, const interp_prog *p, const interp_prog *base, int k,
+                     const interp_steps *list, const interp_steps *base_list)
+{
+    if (base && base_list->count) /* an SO_LEVEL step */
+        return false;
+    const interp_step *at = L->chains[L->root[p - L->progs]].steps[k];
+    for (size_t i = 0; i < list->count; i++)
+        if (at[i].op != SO_STRING)
+            return false;
     return true;
 }
 
@@ -488,7 +685,9 @@ static bool make_size_lists(lowering *L, interp_prog *p, bool final)
  * again from fbe_interp_create_ir's loop, where nothing it holds by value can be
  * in progress (that would be a by-value cycle), so it completes there. A
  * struct left for later holds a struct that is not fixed, so it is not fixed
- * either: no final_depth was taken from it. */
+ * either: no final_depth was taken from it. An heir appends to its base's
+ * lists, so its base is derived first, and an heir whose base is left for
+ * later is left for later too (it holds the same fields). */
 static void derive_prog(lowering *L, interp_prog *p)
 {
     size_t i = (size_t)(p - L->progs);
@@ -497,7 +696,18 @@ static void derive_prog(lowering *L, interp_prog *p)
     L->derive_state[i] = 1;
     uint32_t depth = 0;
     bool later = false;
-    for (size_t f = 0; f < p->field_count; f++) {
+    size_t from = 0;
+    interp_prog *base = heir_base(L, p);
+    if (base) {
+        derive_prog(L, base);
+        if (L->derive_state[base - L->progs] != 2)
+            later = true;
+        from = base->field_count;
+        /* the deepest of its fields, when it is fixed (then every field is) */
+        if (base->final_fixed && base->fixed_depth)
+            depth = base->fixed_depth - 1;
+    }
+    for (size_t f = from; f < p->field_count; f++) {
         interp_node *n = (interp_node *)&p->fields[f].node;
         derive_node(L, n);
         if (n->final_fixed && n->final_depth > depth)
@@ -511,24 +721,43 @@ static void derive_prog(lowering *L, interp_prog *p)
     }
     p->std_header = (uint64_t)p->std_body_size | (uint64_t)p->type_number << 32;
     p->fixed_depth = p->final_fixed ? depth + 1 : 0;
-    if (!make_size_lists(L, p, false) || !make_size_lists(L, p, true) ||
-        !make_steps(L, p, LIST_STD, &p->std_steps) ||
-        !make_steps(L, p, LIST_STD_CHECK, &p->std_check_steps) ||
-        !make_steps(L, p, LIST_FINAL, &p->final_steps) ||
-        !make_steps(L, p, LIST_FINAL_SIZE, &p->final_size_exact) ||
-        !make_steps(L, p, LIST_FINAL_CHECK, &p->final_check_steps)) {
-        L->failed = true;
-    } else {
-        p->std_check_leaf = true;
-        for (size_t k = 0; k < p->std_check_steps.count; k++)
-            if (p->std_check_steps.at[k].op != SO_STRING)
-                p->std_check_leaf = false;
-        p->final_check_leaf = true;
-        for (size_t k = 0; k < p->final_check_steps.count; k++)
-            if (p->final_check_steps.at[k].op != SO_STRING)
-                p->final_check_leaf = false;
+    make_size_lists(L, p, base, false);
+    make_size_lists(L, p, base, true);
+    make_steps(L, p, base, LIST_STD, &p->std_steps, base ? &base->std_steps : NULL);
+    make_steps(L, p, base, LIST_STD_CHECK, &p->std_check_steps,
+               base ? &base->std_check_steps : NULL);
+    make_steps(L, p, base, LIST_FINAL, &p->final_steps, base ? &base->final_steps : NULL);
+    make_steps(L, p, base, LIST_FINAL_SIZE, &p->final_size_exact,
+               base ? &base->final_size_exact : NULL);
+    make_steps(L, p, base, LIST_FINAL_CHECK, &p->final_check_steps,
+               base ? &base->final_check_steps : NULL);
+    if (!L->failed) {
+        p->std_check_leaf = own_leaf(L, p, base, LIST_STD_CHECK, &p->std_check_steps,
+                                     base ? &base->std_check_steps : NULL);
+        p->final_check_leaf = own_leaf(L, p, base, LIST_FINAL_CHECK, &p->final_check_steps,
+                                       base ? &base->final_check_steps : NULL);
     }
     L->derive_state[i] = 2;
+}
+
+/* Once every struct is derived the chains' arrays no longer move: each list
+ * that has no array of its own (hand_on) points into its chain's. */
+static void point_lists(lowering *L)
+{
+    for (size_t i = 0; i < L->count; i++) {
+        interp_prog *p = &L->progs[i];
+        chain_lists *c = &L->chains[L->root[i]];
+        interp_steps *lists[LIST_COUNT] = {
+            [LIST_STD] = &p->std_steps,           [LIST_STD_CHECK] = &p->std_check_steps,
+            [LIST_FINAL] = &p->final_steps,       [LIST_FINAL_SIZE] = &p->final_size_exact,
+            [LIST_FINAL_CHECK] = &p->final_check_steps,
+            [LIST_STD_SIZE] = &p->std_size_steps, [LIST_FINAL_SIZES] = &p->final_size_steps};
+        for (int k = 0; k < LIST_COUNT; k++)
+            if (!lists[k]->at)
+                lists[k]->at = c->steps[k];
+        p->std_size_strings = c->strings[0];
+        p->final_size_strings = c->strings[1];
+    }
 }
 
 static fbe_codec *fail(fbe_codec *codec, fbe_status *status, fbe_status why)
@@ -596,6 +825,8 @@ fbe_codec *fbe_interp_create_ir(const fbe_ir_package *const *packages, size_t pa
         for (size_t j = 0; j < p->struct_count; j++)
             L.irs[k++] = p->structs[j];
     }
+    if (!index_structs(&L) || !find_chains(&L))
+        return fail(codec, status, FBE_NOMEM);
     for (size_t i = 0; i < count; i++)
         if (!lower_struct(&L, &L.progs[i], L.irs[i]))
             return fail(codec, status, FBE_NOMEM);
@@ -613,6 +844,7 @@ fbe_codec *fbe_interp_create_ir(const fbe_ir_package *const *packages, size_t pa
     }
     if (L.failed)
         return fail(codec, status, FBE_NOMEM);
+    point_lists(&L);
     for (size_t i = 0; i < count; i++) {
         fbe_type *t = &codec->types[i];
         t->ir = L.irs[i];

@@ -572,6 +572,7 @@ static fbe_status v_body(reader *r, const interp_prog *prog, uint64_t body, uint
     STEP_CASE(V, SO_BOOL):
     STEP_CASE(V, SO_FIXED):
         UNREACHABLE(); /* scalars need no check */
+    STEP_LEVEL(V, s, prog)
     STEP_CASE(V, SO_END):
         return FBE_OK;
     STEP_FINISH
@@ -1010,6 +1011,7 @@ static fbe_status d_fields(reader *r, const interp_prog *prog, uint64_t body, ui
         STEP_NEXT(D, s);
     STEP_CASE(D, SO_FIXED):
         UNREACHABLE(); /* final lists only */
+    STEP_LEVEL(D, s, prog)
     STEP_CASE(D, SO_END):
         return FBE_OK;
     STEP_FINISH

@@ -233,6 +233,7 @@ static uint64_t struct_total(const interp_prog *prog, const uint8_t *host, uint6
     STEP_CASE(Z, SO_FIXED):
     STEP_CASE(Z, SO_STRING):
         UNREACHABLE(); /* strings are in the lists */
+    STEP_LEVEL(Z, s, prog)
     STEP_CASE(Z, SO_END):
         if (UNLIKELY(sum >= SIZE_CAP))
             return struct_total_exact(prog, host, acc);
@@ -410,6 +411,7 @@ static uint8_t *write_seq(uint8_t *end, const interp_node *n, const uint8_t *hos
  * enclosing struct (its next step), and, for a collection of structs, the
  * elements still to write. */
 typedef struct wframe {
+    const interp_prog *prog; /* the enclosing struct */
     const interp_step *s;  /* the enclosing struct's next step */
     const uint8_t *host;   /* ... its host value */
     uint8_t *body;         /* ... its body */
@@ -431,8 +433,10 @@ static uint8_t *write_struct(uint8_t *end, const interp_prog *prog, const uint8_
 {
     wframe stack[WRITE_STACK], *top = stack;
     const interp_step *s;
+    const interp_prog *cur; /* the struct whose steps s walks */
     uint8_t *body;
 enter: /* prog's value at host, its offset at pos relative to base */
+    cur = prog;
     body = end;
     end += prog->std_body_size;
     wr32(pos, (uint32_t)(body - base));
@@ -443,7 +447,7 @@ enter: /* prog's value at host, its offset at pos relative to base */
 #define W_ (body + s->std_offset)
 /* enters `prog` at `host` from step s of the current struct */
 #define PUSH_(n, e, sl)                                                 \
-    *top++ = (wframe){.s = s + 1, .host = host, .body = body, .left = (n), \
+    *top++ = (wframe){.prog = cur, .s = s + 1, .host = host, .body = body, .left = (n), \
                       .elem = (e), .slot = (sl)}
     STEP_BEGIN(W, s)
     #define AFTER_(n) STEP_NEXT(W, s)
@@ -509,6 +513,7 @@ enter: /* prog's value at host, its offset at pos relative to base */
         STEP_NEXT(W, s);
     STEP_CASE(W, SO_FIXED):
         UNREACHABLE(); /* final lists only */
+    STEP_LEVEL(W, s, cur)
     STEP_CASE(W, SO_END):
         if (top == stack)
             return end;
@@ -526,6 +531,7 @@ enter: /* prog's value at host, its offset at pos relative to base */
             goto enter;
         }
         s = top->s;
+        cur = top->prog;
         host = top->host;
         body = top->body;
         STEP_RESUME(W, s);
