@@ -76,8 +76,10 @@ static void print_final(FILE *out, bool fixed, uint32_t size)
         fputs("var", out);
 }
 
-static void print_struct(FILE *out, const fbe_ir_struct *st)
+/* false when a type name could not be printed whole (out of memory) */
+static bool print_struct(FILE *out, const fbe_ir_struct *st)
 {
+    bool whole = true;
     fprintf(out, "\n%s %s", st->is_message ? "message" : "struct", st->full_name);
     if (st->base)
         fprintf(out, " : %s", st->base->full_name);
@@ -109,6 +111,7 @@ static void print_struct(FILE *out, const fbe_ir_struct *st)
         size_t len = fbe_ir_type_spelling(f->type, buf, sizeof buf);
         if (len >= sizeof buf && (type = malloc(len + 1)) != NULL)
             fbe_ir_type_spelling(f->type, type, len + 1);
+        whole = whole && type;
         fprintf(out, "  %2zu %-12s %-24s std %4u+%-3u host %4u+%-3u final ", i, f->name,
                 type ? type : buf, f->std_offset, f->type->std_inline_size, f->host_offset,
                 f->type->host_size);
@@ -131,9 +134,10 @@ static void print_struct(FILE *out, const fbe_ir_struct *st)
         }
         fputc('\n', out);
     }
+    return whole;
 }
 
-void fbe_ir_print_package(const fbe_ir_package *p, FILE *out)
+bool fbe_ir_print_package(const fbe_ir_package *p, FILE *out)
 {
     fprintf(out, "package %s offset %u version %u.%u\n", p->name, p->offset, p->version_major,
             p->version_minor);
@@ -151,8 +155,10 @@ void fbe_ir_print_package(const fbe_ir_package *p, FILE *out)
         fprintf(out, "\nflags %s : %s\n", f->full_name, fbe_ir_kind_name(f->base));
         print_values(out, f->base, f->values, f->value_count);
     }
+    bool whole = true;
     for (size_t i = 0; i < p->struct_count; i++)
-        print_struct(out, p->structs[i]);
+        whole = print_struct(out, p->structs[i]) && whole;
+    return whole;
 }
 
 void fbe_ir_print(const fbe_schema *schema, FILE *out)

@@ -120,9 +120,10 @@ bool jit_cache_ir_digest(const fbe_schema *schema, unsigned max_depth, jit_cache
      * (types, offsets, defaults, attributes), losslessly; the build's source
      * hash covers how they are derived. */
     fprintf(f, "max_depth %u\n", max_depth);
+    bool ok = true; /* a name printed in part could make two schemas one key */
     for (size_t i = 0; i < fbe_schema_package_count(schema); i++)
-        fbe_ir_print_package(fbe_schema_package(schema, i), f);
-    bool ok = !ferror(f);
+        ok = fbe_ir_print_package(fbe_schema_package(schema, i), f) && ok;
+    ok = ok && !ferror(f);
     if (fclose(f) != 0)
         ok = false;
     if (ok) {

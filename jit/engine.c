@@ -43,6 +43,10 @@ typedef struct jit_state {
     jit_unit_options opts;
     char *cpu, *features, *cache_dir; /* opts' strings, owned */
     jit_cache_digest ir_digest;       /* opts.ir: the schema's part of the cache keys */
+    /* Background codecs hash the schema on their first compile thread, not in
+     * fbe_jit_compile: it is most of what that call would do for a large one. */
+    const struct fbe_schema *schema;
+    enum { DIGEST_NONE, DIGEST_PENDING, DIGEST_RUNNING } digest;
     uint8_t state[JIT_UNIT_COUNT];
     unsigned generation[JIT_UNIT_COUNT];
     bool retried[JIT_UNIT_COUNT];
@@ -196,8 +200,11 @@ static jit_state *state_new(const fbe_schema *schema, fbe_codec *codec, const fb
     s->refs = 1;
     s->codec = codec;
     s->opts = (jit_unit_options){s->cpu, s->features, o->opt_level, s->cache_dir, NULL, 0};
-    if (s->cache_dir &&
-        jit_cache_ir_digest(schema, fbe_codec_max_depth(codec), &s->ir_digest))
+    s->schema = schema;
+    if (s->cache_dir && o->mode != FBE_JIT_EAGER && !o->require_native)
+        s->digest = DIGEST_PENDING;
+    else if (s->cache_dir &&
+             jit_cache_ir_digest(schema, fbe_codec_max_depth(codec), &s->ir_digest))
         s->opts.ir = &s->ir_digest;
     unsigned units = jit_units_of(o->models, o->parts);
     for (int u = 0; u < JIT_UNIT_COUNT; u++)
@@ -320,10 +327,37 @@ static void unit_done(jit_state *s, int u, const jit_unit *unit, bool ok)
     pthread_cond_broadcast(&s->changed);
 }
 
+/* The schema's digest for the cache keys, once, by the first thread that gets
+ * here, while the codec (and so the schema) is alive: it counts as lowering,
+ * which fbe_codec_free waits for. Called and returns with the lock held. */
+static void digest_once(jit_state *s)
+{
+    while (s->digest == DIGEST_RUNNING)
+        pthread_cond_wait(&s->changed, &s->lock);
+    if (s->digest != DIGEST_PENDING || s->cancel || !s->codec)
+        return;
+    s->digest = DIGEST_RUNNING;
+    s->lowering++;
+    const struct fbe_schema *schema = s->schema;
+    unsigned depth = fbe_codec_max_depth(s->codec);
+    pthread_mutex_unlock(&s->lock);
+    jit_cache_digest d;
+    bool ok = jit_cache_ir_digest(schema, depth, &d);
+    pthread_mutex_lock(&s->lock);
+    if (ok) {
+        s->ir_digest = d;
+        s->opts.ir = &s->ir_digest;
+    }
+    s->lowering--;
+    s->digest = DIGEST_NONE;
+    pthread_cond_broadcast(&s->changed);
+}
+
 /* Compiles queued units until none is left or the codec is gone. Called and
  * returns with the lock held. */
 static void compile_units(jit_state *s, bool background)
 {
+    digest_once(s);
     for (;;) {
         int u = s->cancel || process_exiting(background) ? -1 : pick_unit(s);
         if (u < 0)

@@ -577,6 +577,20 @@ static void test_cache_key(void **state)
         assert_exercise(proto, c, 5, 920 + depth);
         fbe_codec_free(c);
     }
+    /* Background codecs hash the schema on their compile thread: the keys are
+     * the eager codecs' (depth 6 above: all hits), and a codec freed at once,
+     * before or while its thread hashes, neither waits for it nor leaks. */
+    fbe_jit_options bg = opts;
+    bg.max_depth = 6;
+    bg.mode = FBE_JIT_BACKGROUND;
+    fbe_codec *c = fbe_jit_compile(proto, &bg, NULL);
+    assert_non_null(c);
+    assert_true(fbe_jit_wait(c, -1));
+    assert_true(fbe_jit_codec_stats(c).cached);
+    assert_exercise(proto, c, 5, 926);
+    fbe_codec_free(c);
+    for (int k = 0; k < 8; k++)
+        fbe_codec_free(fbe_jit_compile(proto, &bg, NULL));
     fbe_schema_free(proto);
 }
 

@@ -78,8 +78,10 @@ const fbe_ir_flags *fbe_schema_find_flags(const fbe_schema *schema, const char *
 
 /* The stable text form printed by `fbec ir`. */
 void fbe_ir_print(const fbe_schema *schema, FILE *out);
-/* The same text for one package (fbe_ir_print prints the root package's). */
-void fbe_ir_print_package(const fbe_ir_package *package, FILE *out);
+/* The same text for one package (fbe_ir_print prints the root package's).
+ * false when a type name longer than 511 bytes could not be printed whole (no
+ * memory for it): the text then has its first 511 bytes only. */
+bool fbe_ir_print_package(const fbe_ir_package *package, FILE *out);
 
 #ifdef __cplusplus
 }
