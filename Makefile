@@ -23,8 +23,10 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The benchmarks and examples have no tests: the sanitizer build skips them.
 build-sanitize: deps
 	@cmake -S . -B $(BUILD)/sanitize -DCMAKE_BUILD_TYPE=Debug -DFBE_SANITIZE=ON \
+	  -DFBE_BUILD_PERF=OFF -DFBE_BUILD_EXAMPLES=OFF \
 	  -DFBE_TEST_JIT_CACHE=$(abspath $(BUILD))/jit-cache >/dev/null
 	@cmake --build $(BUILD)/sanitize -j $(JOBS)
 
