@@ -352,3 +352,15 @@ LLVMValueRef jit_unlikely(jit_emit *e, LLVMValueRef cond)
     LLVMValueRef args[] = {cond, LLVMConstInt(e->i1, 0, 0)};
     return LLVMBuildCall2(e->b, ft, expect, args, 2, "");
 }
+
+/* ---- large structs ---- */
+
+jit_chunking jit_chunks = {256, 64};
+
+size_t jit_chunk_span(size_t lo, size_t hi)
+{
+    size_t per = jit_chunks.fields, span = per;
+    while (span * per < hi - lo)
+        span *= per;
+    return span;
+}

@@ -168,6 +168,22 @@ bool jit_emit_std_read(jit_emit *e);
  * deserialize) are independent: a module can hold either or both. */
 bool jit_emit_final(jit_emit *e, bool write, bool read);
 
+/* Large structs: LLVM's passes and code generator cost more than linearly in
+ * a function's size, so a struct of more than min_fields fields (default 256;
+ * no golden type comes near) has its reading side (standard and final verify,
+ * deserialize) lowered as a tree of functions: leaves of at most `fields`
+ * consecutive fields (default 64), inner nodes calling at most `fields`
+ * children in field order. `fields` < 2 turns this off. Tests change it (the
+ * lowering's shape, chunks on small structs) while nothing compiles. */
+typedef struct jit_chunking {
+    size_t min_fields, fields;
+} jit_chunking;
+extern jit_chunking jit_chunks;
+
+/* The fields of each child of chunk node [lo, hi): a power of jit_chunks.fields
+ * such that there are at most jit_chunks.fields children. */
+size_t jit_chunk_span(size_t lo, size_t hi);
+
 /* Index of a struct in fns[] (by IR pointer). */
 size_t jit_struct_index(const jit_emit *e, const fbe_ir_struct *st);
 

@@ -733,7 +733,8 @@ typedef struct walk {
     LLVMValueRef st_slot;    /* alloca i64: -status of the failure */
     LLVMValueRef at_slot, field_slot; /* verify: where, which field */
     LLVMBasicBlockRef vfail;          /* verify: report and return */
-    LLVMBasicBlockRef *zf;            /* read: zf[k] zeroes fields k.. and returns */
+    LLVMBasicBlockRef *zf;            /* read: zf[k - lo] zeroes fields k.. and returns */
+    size_t lo;                        /* the first field walked (chunks: emit.h) */
 } walk;
 
 static LLVMValueRef w_pos(walk *w)
@@ -773,7 +774,7 @@ static void w_fail(walk *w, fbe_status status, LLVMValueRef at)
         LLVMBuildStore(e->b, jit_host_ptr(e, &w->st->fields[w->fi]), w->field_slot);
         LLVMBuildBr(e->b, w->vfail);
     } else {
-        LLVMBuildBr(e->b, w->zf[w->fi]);
+        LLVMBuildBr(e->b, w->zf[w->fi - w->lo]);
     }
 }
 
@@ -797,7 +798,7 @@ static void w_propagate(walk *w, LLVMValueRef r)
         LLVMBuildRet(e->b, r);
     } else {
         store(e, r, w->st_slot);
-        LLVMBuildBr(e->b, w->zf[w->fi]);
+        LLVMBuildBr(e->b, w->zf[w->fi - w->lo]);
     }
     jit_position(e, cont);
 }
@@ -1140,10 +1141,12 @@ static void w_value(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32_t pr
 /* The fields of a non-fixed struct. A run of fixed fields and the header of the
  * field after it are bounds-checked at once; the cold path redoes them one by one
  * to find the interpreter's failure. */
-static void w_fields(walk *w, const fbe_ir_struct *st, LLVMValueRef dst)
+/* Fields [lo, n) of st. A run ending at n checks no header with it: the next
+ * chunk's first field checks its own, with the same status and position. */
+static void w_fields(walk *w, const fbe_ir_struct *st, size_t lo, size_t n, LLVMValueRef dst)
 {
     jit_emit *e = w->e;
-    size_t n = st->field_count, a = 0;
+    size_t a = lo;
     while (a < n) {
         size_t b = a;
         uint64_t sum = 0;
@@ -1201,12 +1204,13 @@ static void w_fields(walk *w, const fbe_ir_struct *st, LLVMValueRef dst)
     }
 }
 
-static void define_walk(fin *F, const fbe_ir_struct *st, jit_struct_fns *f, int mode)
+/* final_verify.S / final_read.S, or a chunk of them: fields [lo, hi). */
+static void define_walk_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, int mode,
+                              size_t lo, size_t hi)
 {
     jit_emit *e = F->e;
-    LLVMValueRef fn = mode == M_VERIFY ? f->final_verify : f->final_read;
     jit_begin_function(e, fn);
-    walk w = {.F = F, .e = e, .mode = mode, .st = st};
+    walk w = {.F = F, .e = e, .mode = mode, .st = st, .lo = lo};
     w.data = LLVMGetParam(fn, 0);
     w.end = LLVMGetParam(fn, 1);
     w.ctx = LLVMGetParam(fn, 2);
@@ -1224,7 +1228,7 @@ static void define_walk(fin *F, const fbe_ir_struct *st, jit_struct_fns *f, int 
     w.pos = jit_alloca(e, e->i64, "pos");
     w.st_slot = jit_alloca(e, e->i64, "status");
     store(e, pos0, w.pos);
-    size_t n = st->field_count;
+    size_t n = hi - lo;
     if (mode == M_VERIFY) {
         w.at_slot = jit_alloca(e, e->i64, "at");
         w.field_slot = jit_alloca(e, e->ptr, "field");
@@ -1236,7 +1240,7 @@ static void define_walk(fin *F, const fbe_ir_struct *st, jit_struct_fns *f, int 
         for (size_t k = 0; k <= n; k++)
             w.zf[k] = jit_block(e, "zero");
     }
-    w_fields(&w, st, dst);
+    w_fields(&w, st, lo, hi, dst);
     LLVMBuildRet(e->b, w_pos(&w));
 
     if (mode == M_VERIFY) {
@@ -1250,7 +1254,7 @@ static void define_walk(fin *F, const fbe_ir_struct *st, jit_struct_fns *f, int 
     } else {
         /* a failing field and every later one are zeroed (final.c d_fields) */
         for (size_t k = 0; k < n; k++) {
-            const fbe_ir_field *fd = &st->fields[k];
+            const fbe_ir_field *fd = &st->fields[lo + k];
             jit_position(e, w.zf[k]);
             jit_memset(e, jit_gep_c(e, dst, fd->host_offset), 0, jit_i64(e, fd->type->host_size));
             LLVMBuildBr(e->b, w.zf[k + 1]);
@@ -1259,6 +1263,106 @@ static void define_walk(fin *F, const fbe_ir_struct *st, jit_struct_fns *f, int 
         LLVMBuildRet(e->b, load64(e, w.st_slot));
         free(w.zf);
     }
+}
+
+/* A large struct (emit.h: jit_chunks) is walked by a tree of functions with
+ * final_verify.S's / final_read.S's signature, each returning the position
+ * after its fields: every function stays bounded, so the compile is linear
+ * (docs/jit.md, "Large structs"). Needs the host fields in order: a node zeroes
+ * a failed child's successors as byte ranges. */
+static bool walk_chunked(const fbe_ir_struct *st)
+{
+    size_t n = st->field_count;
+    if (st->final_fixed || n <= jit_chunks.min_fields || jit_chunks.fields < 2)
+        return false;
+    for (size_t i = 1; i < n; i++) {
+        const fbe_ir_field *a = &st->fields[i - 1], *b = &st->fields[i];
+        if (b->host_offset < a->host_offset + (uint64_t)a->type->host_size)
+            return false;
+    }
+    return true;
+}
+
+/* Fields [lo, hi) of a chunked struct: a leaf, or its children in order (a
+ * failed child has reported its failure, or zeroed its own later fields). */
+static void define_walk_node(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, int mode,
+                             size_t lo, size_t hi)
+{
+    jit_emit *e = F->e;
+    if (hi - lo <= jit_chunks.fields) {
+        define_walk_range(F, st, fn, mode, lo, hi);
+        return;
+    }
+    size_t span = jit_chunk_span(lo, hi), k = (hi - lo + span - 1) / span;
+    LLVMValueRef *fns = calloc(k, sizeof *fns);
+    LLVMBasicBlockRef *zero = calloc(k + 1, sizeof *zero);
+    if (!fns || !zero)
+        abort(); /* as define_walk_range */
+    LLVMTypeRef t = LLVMGlobalGetValueType(fn);
+    for (size_t c = 0; c < k; c++) {
+        size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
+        char name[512];
+        snprintf(name, sizeof name, "%s.%s.%zu-%zu", mode == M_VERIFY ? "final_verify" : "final_read",
+                 st->c_name, a, b);
+        fns[c] = LLVMAddFunction(e->mod, name, t);
+        LLVMSetLinkage(fns[c], LLVMInternalLinkage);
+        /* inlined back, the chunks would make the one large function again */
+        add_attr(e, fns[c], "noinline");
+        define_walk_node(F, st, fns[c], mode, a, b);
+    }
+    jit_begin_function(e, fn);
+    unsigned np = LLVMCountParams(fn);
+    LLVMValueRef args[6];
+    for (unsigned i = 0; i < np; i++)
+        args[i] = LLVMGetParam(fn, i);
+    LLVMValueRef st_slot = mode == M_READ ? jit_alloca(e, e->i64, "status") : NULL;
+    LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b);
+    if (mode == M_READ) {
+        LLVMValueRef dst = args[4];
+        for (size_t c = 0; c <= k; c++)
+            zero[c] = jit_block(e, "zero.chunks");
+        for (size_t c = 0; c <= k; c++) {
+            jit_position(e, zero[c]);
+            if (c == k) {
+                LLVMBuildRet(e->b, load64(e, st_slot));
+                continue;
+            }
+            size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
+            const fbe_ir_field *last = &st->fields[b - 1];
+            uint64_t from = st->fields[a].host_offset;
+            uint64_t len = last->host_offset + last->type->host_size - from;
+            if (len)
+                jit_memset(e, jit_gep_c(e, dst, from), 0, jit_i64(e, len));
+            LLVMBuildBr(e->b, zero[c + 1]);
+        }
+    }
+    jit_position(e, saved);
+    for (size_t c = 0; c < k; c++) {
+        LLVMValueRef r = call(e, fns[c], args, np);
+        LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntSLT, r, jit_i64(e, 0)), "chunk.failed");
+        LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
+        jit_position(e, bad);
+        if (mode == M_VERIFY) {
+            LLVMBuildRet(e->b, r);
+        } else {
+            store(e, r, st_slot);
+            LLVMBuildBr(e->b, zero[c + 1]);
+        }
+        jit_position(e, cont);
+        args[3] = r; /* the next chunk starts where this one ended */
+    }
+    LLVMBuildRet(e->b, args[3]);
+    free(fns);
+    free(zero);
+}
+
+static void define_walk(fin *F, const fbe_ir_struct *st, jit_struct_fns *f, int mode)
+{
+    LLVMValueRef fn = mode == M_VERIFY ? f->final_verify : f->final_read;
+    if (walk_chunked(st))
+        define_walk_node(F, st, fn, mode, 0, st->field_count);
+    else
+        define_walk_range(F, st, fn, mode, 0, st->field_count);
 }
 
 /* ============================== entry points ===================================== */

@@ -59,6 +59,8 @@ typedef struct rd {
     bool *inl;                    /* per struct: a fast path of its own */
     bool inline_call;             /* the next body call is an entry point's own:
                                      always inlined */
+    const fbe_ir_struct *refs_of; /* many_refs(): the struct last asked about */
+    bool refs_many;
 
     /* the function being emitted */
     bool report;                  /* call fbe_jit_verify_fail on failures */
@@ -132,6 +134,17 @@ static unsigned count_refs(const fbe_ir_struct *st)
             n += t->kind == FBE_IR_ARRAY ? t->array_len : 1;
     }
     return n;
+}
+
+/* count_refs(st) > 2, counted once per struct: a chunked struct's leaves ask
+ * for the whole struct's answer, which would make lowering quadratic. */
+static bool many_refs(rd *r, const fbe_ir_struct *st)
+{
+    if (r->refs_of != st) {
+        r->refs_of = st;
+        r->refs_many = count_refs(st) > 2;
+    }
+    return r->refs_many;
 }
 
 static uint32_t elem_inline(const fbe_ir_type *t)
@@ -704,13 +717,13 @@ static void v_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
     }
 }
 
-/* The fields of a body (verify): all of them, or (guarded: ssize != NULL) those
- * that fit in ssize bytes. */
-static void v_fields(rd *r, const fbe_ir_struct *st, LLVMValueRef body, LLVMValueRef ssize,
-                     LLVMBasicBlockRef done)
+/* Fields [lo, hi) of a body (verify): all of them, or (guarded: ssize != NULL)
+ * those that fit in ssize bytes. */
+static void v_fields(rd *r, const fbe_ir_struct *st, size_t lo, size_t hi, LLVMValueRef body,
+                     LLVMValueRef ssize, LLVMBasicBlockRef done)
 {
     jit_emit *e = r->e;
-    for (size_t i = 0; i < st->field_count; i++) {
+    for (size_t i = lo; i < hi; i++) {
         const fbe_ir_field *fd = &st->fields[i];
         if (!needs_check(fd->type))
             continue;
@@ -728,29 +741,31 @@ static void v_fields(rd *r, const fbe_ir_struct *st, LLVMValueRef body, LLVMValu
     LLVMBuildBr(e->b, done);
 }
 
-static bool any_checked(const fbe_ir_struct *st)
+static bool any_checked(const fbe_ir_struct *st, size_t lo, size_t hi)
 {
-    for (size_t i = 0; i < st->field_count; i++)
+    for (size_t i = lo; i < hi; i++)
         if (needs_check(st->fields[i].type))
             return true;
     return false;
 }
 
 /* std_verify.S (partial == false): the body is complete; std_verify_older.S: the
- * body is shorter than the schema's (the caller tells them apart). */
-static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool partial)
+ * body is shorter than the schema's (the caller tells them apart). A chunk
+ * function (chunked structs) is the same for fields [lo, hi). */
+static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool partial,
+                          size_t lo, size_t hi)
 {
     jit_emit *e = r->e;
     begin(r, fn, st, true, false);
     LLVMValueRef body = LLVMGetParam(fn, 3);
-    if (!any_checked(st)) {
+    if (!any_checked(st, lo, hi)) {
         LLVMBuildRet(e->b, LLVMGetParam(fn, 5));
         return;
     }
     load_state(r, fn);
     r->body = body;
     r->room = LLVMBuildSub(e->b, r->size, body, "");
-    r->many_refs = count_refs(st) > 2;
+    r->many_refs = many_refs(r, st);
     r->cold = partial && r->inl[jit_struct_index(e, st)];
     LLVMBasicBlockRef saved;
     r->ret_bb = at_block(r, "fail", &saved);
@@ -760,7 +775,7 @@ static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool 
     ret_ok(r);
     back(r, saved);
 
-    v_fields(r, st, body, partial ? ld32(r, body) : NULL, done);
+    v_fields(r, st, lo, hi, body, partial ? ld32(r, body) : NULL, done);
 }
 
 /* ---- deserialize ---------------------------------------------------------------- */
@@ -1079,16 +1094,17 @@ static void d_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
     }
 }
 
-/* The fields of a body (deserialize). Complete (ssize == NULL): every field, runs
- * of plain scalars whose wire and host layouts agree as one block copy. Guarded:
- * a field that does not fit goes to init[i] (schema defaults from there on).
- * A failure in field i goes to zero[i + 1] (fields after it zeroed). */
-static void d_fields(rd *r, const fbe_ir_struct *st, LLVMValueRef body, LLVMValueRef ssize,
-                     LLVMValueRef host, LLVMBasicBlockRef *zero, LLVMBasicBlockRef *init,
-                     LLVMBasicBlockRef done)
+/* Fields [lo, hi) of a body (deserialize). Complete (ssize == NULL): every
+ * field, runs of plain scalars whose wire and host layouts agree as one block
+ * copy. Guarded: a field i that does not fit goes to init[i - lo] (schema
+ * defaults from there on). A failure in field i goes to zero[i + 1 - lo]
+ * (fields after it zeroed). */
+static void d_fields(rd *r, const fbe_ir_struct *st, size_t lo, size_t hi, LLVMValueRef body,
+                     LLVMValueRef ssize, LLVMValueRef host, LLVMBasicBlockRef *zero,
+                     LLVMBasicBlockRef *init, LLVMBasicBlockRef done)
 {
     jit_emit *e = r->e;
-    for (size_t i = 0; i < st->field_count;) {
+    for (size_t i = lo; i < hi;) {
         const fbe_ir_field *fd = &st->fields[i];
         r->field = fd;
         if (is_plain(fd->type)) {
@@ -1096,7 +1112,7 @@ static void d_fields(rd *r, const fbe_ir_struct *st, LLVMValueRef body, LLVMValu
              * one copy when all of it is present */
             size_t j = i + 1;
             uint64_t len = fd->type->std_inline_size;
-            while (j < st->field_count && is_plain(st->fields[j].type) &&
+            while (j < hi && is_plain(st->fields[j].type) &&
                    st->fields[j].std_offset == fd->std_offset + len &&
                    st->fields[j].host_offset == fd->host_offset + len) {
                 len += st->fields[j].type->std_inline_size;
@@ -1115,13 +1131,13 @@ static void d_fields(rd *r, const fbe_ir_struct *st, LLVMValueRef body, LLVMValu
                     uint64_t end = (uint64_t)fk->std_offset + fk->type->std_inline_size;
                     LLVMBuildCondBr(e->b,
                                     LLVMBuildICmp(e->b, LLVMIntULT, ssize, jit_i64(e, end), ""),
-                                    init[k], next);
+                                    init[k - lo], next);
                     jit_position(e, next);
                     d_value(r, fk->type, add_c(r, body, fk->std_offset), body,
-                            jit_gep_c(e, host, fk->host_offset), zero[k + 1]);
+                            jit_gep_c(e, host, fk->host_offset), zero[k + 1 - lo]);
                 }
                 /* the run's last field did not fit: never reached */
-                LLVMBuildBr(e->b, init[j]);
+                LLVMBuildBr(e->b, init[j - lo]);
                 jit_position(e, all);
             }
             LLVMValueRef src = jit_gep(e, r->data, add_c(r, body, fd->std_offset));
@@ -1137,24 +1153,26 @@ static void d_fields(rd *r, const fbe_ir_struct *st, LLVMValueRef body, LLVMValu
             LLVMBasicBlockRef next = jit_block(e, "present");
             uint64_t end = (uint64_t)fd->std_offset + fd->type->std_inline_size;
             LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntULT, ssize, jit_i64(e, end), ""),
-                            init[i], next);
+                            init[i - lo], next);
             jit_position(e, next);
         }
         d_value(r, fd->type, add_c(r, body, fd->std_offset), body,
-                jit_gep_c(e, host, fd->host_offset), zero[i + 1]);
+                jit_gep_c(e, host, fd->host_offset), zero[i + 1 - lo]);
         i++;
     }
     LLVMBuildBr(e->b, done);
 }
 
-/* std_read.S (partial == false) and std_read_older.S, like define_verify. */
-static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool partial)
+/* std_read.S (partial == false) and std_read_older.S, like define_verify; a
+ * chunk function reads fields [lo, hi). */
+static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool partial,
+                        size_t lo, size_t hi)
 {
     jit_emit *e = r->e;
     begin(r, fn, st, false, true);
     LLVMValueRef body = LLVMGetParam(fn, 3);
     LLVMValueRef host = LLVMGetParam(fn, 5);
-    size_t n = st->field_count;
+    size_t n = hi - lo;
     load_state(r, fn);
     if (n == 0) {
         ret_ok(r);
@@ -1162,7 +1180,7 @@ static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool pa
     }
     r->body = body;
     r->room = LLVMBuildSub(e->b, r->size, body, "");
-    r->many_refs = count_refs(st) > 2;
+    r->many_refs = many_refs(r, st);
     r->cold = partial && r->inl[jit_struct_index(e, st)];
     LLVMBasicBlockRef *zero = calloc(2 * (n + 1), sizeof *zero), *init = zero + n + 1;
     if (!zero)
@@ -1180,7 +1198,8 @@ static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool pa
             ret_failed(r);
             continue;
         }
-        store_zero(r, jit_gep_c(e, host, st->fields[i].host_offset), st->fields[i].type->host_size);
+        const fbe_ir_field *fd = &st->fields[lo + i];
+        store_zero(r, jit_gep_c(e, host, fd->host_offset), fd->type->host_size);
         LLVMBuildBr(e->b, zero[i + 1]);
     }
     /* init[i]: fields i.. an older writer did not have get their defaults */
@@ -1190,8 +1209,8 @@ static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool pa
             ret_ok(r);
             continue;
         }
-        LLVMValueRef args[] = {jit_host_ptr(e, &st->fields[i]),
-                               jit_gep_c(e, host, st->fields[i].host_offset)};
+        LLVMValueRef args[] = {jit_host_ptr(e, &st->fields[lo + i]),
+                               jit_gep_c(e, host, st->fields[lo + i].host_offset)};
         LLVMBuildCall2(e->b, e->fn_init_field_t, e->fn_init_field, args, 2, "");
         LLVMBuildBr(e->b, init[i + 1]);
     }
@@ -1201,9 +1220,154 @@ static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool pa
     back(r, saved);
 
     if (partial)
-        d_fields(r, st, body, ld32(r, body), host, zero, init, init[n]);
+        d_fields(r, st, lo, hi, body, ld32(r, body), host, zero, init, init[n]);
     else
-        d_fields(r, st, body, NULL, host, zero, init, done);
+        d_fields(r, st, lo, hi, body, NULL, host, zero, init, done);
+    free(zero);
+    return true;
+}
+
+/* ---- chunked structs ------------------------------------------------------------- */
+
+/* One function per struct and operation costs LLVM more than linearly in its
+ * size (InstCombine, MemCpyOpt, JumpThreading, the code generator: a struct of
+ * 1,000 mixed fields took 18.7 s to compile, 2.6 times 500 fields'; docs/jit.md).
+ * A large struct (emit.h: jit_chunks) is therefore read by a tree of functions,
+ * the struct's own function at the root; every function stays bounded, so the
+ * compile is linear. Each node has the struct function's signature and the
+ * leaves run the same guarded field code, so checks, order, errors and budget
+ * are unchanged: a field an older writer left out makes every later field
+ * absent too (offsets grow), in the next leaves as well. */
+
+/* Chunks need fields laid out in order on the wire and in the host (which the IR
+ * does; checked rather than assumed): a node zeroes its failed child's
+ * successors as byte ranges. */
+static bool chunked(const fbe_ir_struct *st)
+{
+    size_t n = st->field_count;
+    if (n <= jit_chunks.min_fields || jit_chunks.fields < 2)
+        return false;
+    for (size_t i = 1; i < n; i++) {
+        const fbe_ir_field *a = &st->fields[i - 1], *b = &st->fields[i];
+        if (b->std_offset < a->std_offset + (uint64_t)a->type->std_inline_size ||
+            b->host_offset < a->host_offset + (uint64_t)a->type->host_size)
+            return false;
+    }
+    return true;
+}
+
+static void add_fn_attr(jit_emit *e, LLVMValueRef fn, const char *name);
+static void mark_noalias(jit_emit *e, LLVMValueRef fn, unsigned param);
+
+static LLVMValueRef chunk_fn(rd *r, const fbe_ir_struct *st, bool reading, size_t lo, size_t hi)
+{
+    jit_emit *e = r->e;
+    char name[512];
+    snprintf(name, sizeof name, "%s.%s.%zu-%zu", reading ? "std_read" : "std_verify", st->c_name,
+             lo, hi);
+    LLVMValueRef fn = LLVMAddFunction(e->mod, name, reading ? r->read_t : r->verify_t);
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    /* inlined back, the chunks would make the one large function again */
+    add_fn_attr(e, fn, "noinline");
+    if (reading)
+        mark_noalias(e, fn, 2); /* the read_ctx */
+    return fn;
+}
+
+/* std_verify for fields [lo, hi) of a chunked struct (guarded: bodies of any
+ * length): a leaf or its children in order, each having reported its own
+ * failure. */
+static bool define_verify_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
+                               size_t hi)
+{
+    jit_emit *e = r->e;
+    if (hi - lo <= jit_chunks.fields) {
+        define_verify(r, st, fn, true, lo, hi);
+        return true;
+    }
+    size_t span = jit_chunk_span(lo, hi), k = (hi - lo + span - 1) / span;
+    LLVMValueRef *fns = calloc(k, sizeof *fns);
+    if (!fns)
+        return false;
+    for (size_t c = 0; c < k; c++) {
+        size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
+        if (!any_checked(st, a, b))
+            continue;
+        fns[c] = chunk_fn(r, st, false, a, b);
+        if (!define_verify_node(r, st, fns[c], a, b)) {
+            free(fns);
+            return false;
+        }
+    }
+    begin(r, fn, st, true, false);
+    load_state(r, fn);
+    LLVMBasicBlockRef saved;
+    r->ret_bb = at_block(r, "fail", &saved);
+    ret_failed(r);
+    back(r, saved);
+    for (size_t c = 0; c < k; c++) {
+        if (!fns[c])
+            continue;
+        LLVMValueRef args[] = {r->data, r->size, r->info, LLVMGetParam(fn, 3), r->depth,
+                               local_load(r, r->budget, e->i64)};
+        on_result(r, LLVMBuildCall2(e->b, r->verify_t, fns[c], args, 6, ""), r->ret_bb);
+    }
+    ret_ok(r);
+    free(fns);
+    return true;
+}
+
+/* std_read for fields [lo, hi) of a chunked struct: a leaf or its children in
+ * order. A failed child has zeroed its own fields after the failing one; this
+ * zeroes the later children's (one range each: the fields are in order) and
+ * returns the status. */
+static bool define_read_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo, size_t hi)
+{
+    jit_emit *e = r->e;
+    if (hi - lo <= jit_chunks.fields)
+        return define_read(r, st, fn, true, lo, hi);
+    size_t span = jit_chunk_span(lo, hi), k = (hi - lo + span - 1) / span;
+    LLVMValueRef *fns = calloc(k, sizeof *fns);
+    LLVMBasicBlockRef *zero = calloc(k + 1, sizeof *zero);
+    bool ok = fns && zero;
+    for (size_t c = 0; c < k && ok; c++) {
+        size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
+        fns[c] = chunk_fn(r, st, true, a, b);
+        ok = define_read_node(r, st, fns[c], a, b);
+    }
+    if (!ok) {
+        free(fns);
+        free(zero);
+        return false;
+    }
+    begin(r, fn, st, false, true);
+    load_state(r, fn);
+    LLVMValueRef body = LLVMGetParam(fn, 3), host = LLVMGetParam(fn, 5);
+    LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b);
+    for (size_t c = 0; c <= k; c++)
+        zero[c] = jit_block(e, "zero.chunks");
+    for (size_t c = 0; c <= k; c++) {
+        jit_position(e, zero[c]);
+        if (c == k) {
+            ret_failed(r);
+            continue;
+        }
+        size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
+        const fbe_ir_field *last = &st->fields[b - 1];
+        uint64_t from = st->fields[a].host_offset;
+        store_zero(r, jit_gep_c(e, host, from), last->host_offset + last->type->host_size - from);
+        LLVMBuildBr(e->b, zero[c + 1]);
+    }
+    jit_position(e, saved);
+    for (size_t c = 0; c < k; c++) {
+        LLVMValueRef args[] = {r->data, r->size, r->ctx, body, r->depth, host,
+                               local_load(r, r->budget, e->i64), local_load(r, r->aptr, e->ptr)};
+        LLVMValueRef res = LLVMBuildCall2(e->b, r->read_t, fns[c], args, 8, "");
+        local_store(r, r->aptr, LLVMBuildExtractValue(e->b, res, 1, ""));
+        on_result(r, LLVMBuildExtractValue(e->b, res, 0, ""), zero[c + 1]);
+    }
+    ret_ok(r);
+    free(fns);
     free(zero);
     return true;
 }
@@ -1491,7 +1655,9 @@ bool jit_emit_std_read(jit_emit *e)
         goto out;
     for (size_t i = 0; i < n; i++) {
         unsigned wt = struct_weight(&w, e->codec->types[i].ir);
-        r.inl[i] = wt <= INLINE_WEIGHT;
+        /* a chunked struct has no complete-body copy: its guarded chunks take
+         * every body (an all-scalar struct would be a single function again) */
+        r.inl[i] = wt <= INLINE_WEIGHT && !chunked(e->codec->types[i].ir);
         leafy[i] = wt <= INLINE_LEAF_WEIGHT;
     }
 
@@ -1534,14 +1700,20 @@ bool jit_emit_std_read(jit_emit *e)
         const fbe_ir_struct *st = e->codec->types[i].ir;
         jit_struct_fns *f = &e->fns[i];
         if (r.inl[i]) {
-            define_verify(&r, st, f->std_verify, false);
-            define_verify(&r, st, r.vpartial[i], true);
-            if (!define_read(&r, st, f->std_read, false) || !define_read(&r, st, r.rpartial[i], true))
+            size_t all = st->field_count;
+            define_verify(&r, st, f->std_verify, false, 0, all);
+            define_verify(&r, st, r.vpartial[i], true, 0, all);
+            if (!define_read(&r, st, f->std_read, false, 0, all) ||
+                !define_read(&r, st, r.rpartial[i], true, 0, all))
+                goto out;
+        } else if (chunked(st)) {
+            if (!define_verify_node(&r, st, f->std_verify, 0, st->field_count) ||
+                !define_read_node(&r, st, f->std_read, 0, st->field_count))
                 goto out;
         } else {
             /* one guarded function takes complete and shorter bodies */
-            define_verify(&r, st, f->std_verify, true);
-            if (!define_read(&r, st, f->std_read, true))
+            define_verify(&r, st, f->std_verify, true, 0, st->field_count);
+            if (!define_read(&r, st, f->std_read, true, 0, st->field_count))
                 goto out;
         }
         define_verify_entry(&r, st, f);

@@ -1,0 +1,333 @@
+/* The JIT's compile cost must grow linearly with the fields of a struct (issue
+ * 12). Not timed: LLVM's passes and code generator cost more than linearly in
+ * the size of a function (docs/jit.md, "Large structs"), so what is counted is
+ * the lowered module's shape before any pass runs: its total instructions must
+ * grow at most 2.3x per doubling of the fields and its largest function must not
+ * grow at all. Lowering only (no passes, no code generation).
+ *
+ * Large structs are read by chunk functions (jit/emit_std_read.c), which no
+ * golden type is large enough to get: the second half compiles structs with
+ * chunking forced on small ones and compares them with the interpreter. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Core.h>
+
+#include "fbe/codec.h"
+#include "fbe/jit.h"
+#include "jit_exercise.h"
+#include "module.h"
+#include "test_util.h"
+#include "value_gen.h"
+
+/* One struct S of n fields: a realistic mix (scalar, string, vector, a small
+ * struct: each its own checks and error paths) or only int32. */
+static char *one_struct(size_t n, bool mixed)
+{
+    size_t cap = 64 + n * 32, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    len += (size_t)snprintf(text + len, cap - len,
+                            "package p\nstruct T { int32 a; string b; }\nstruct S {\n");
+    static const char *const kinds[] = {"int32", "string", "int32[]", "T"};
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(text + len, cap - len, "  %s f%zu;\n", mixed ? kinds[i % 4] : "int32",
+                                i);
+    snprintf(text + len, cap - len, "}\n");
+    return text;
+}
+
+typedef struct shape {
+    size_t total;    /* instructions of the module */
+    size_t largest;  /* instructions of its largest function */
+    size_t functions;
+} shape;
+
+/* A reading side (verify, deserialize: standard, the largest unit, or final)
+ * lowered for one struct of n fields. */
+static shape lowered(size_t n, bool mixed, int unit)
+{
+    char *text = one_struct(n, mixed);
+    fbe_schema *s = load_text_ok(text);
+    free(text);
+    fbe_codec *codec = fbe_interp_create(s, NULL, NULL);
+    assert_non_null(codec);
+    jit_init_native();
+    jit_target t = {.cpu = "x86-64", .features = "", .object = true};
+    char err[512] = "";
+    LLVMTargetMachineRef tm = jit_target_machine(&t, NULL, NULL, NULL, err, sizeof err);
+    assert_non_null(tm);
+    LLVMContextRef ctx = LLVMContextCreate();
+    jit_module m;
+    bool ok = jit_module_lower(&m, ctx, tm, codec, JIT_UNIT(unit), NULL, err, sizeof err);
+    if (!ok)
+        print_message("lowering failed: %s\n", err);
+    assert_true(ok);
+    shape sh = {0};
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m.mod); fn; fn = LLVMGetNextFunction(fn)) {
+        size_t count = 0;
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+                count++;
+        if (count) {
+            sh.functions++;
+            sh.total += count;
+            if (count > sh.largest)
+                sh.largest = count;
+        }
+    }
+    LLVMDisposeModule(m.mod);
+    jit_module_dispose(&m);
+    LLVMContextDispose(ctx);
+    LLVMDisposeTargetMachine(tm);
+    fbe_codec_free(codec);
+    fbe_schema_free(s);
+    return sh;
+}
+
+/* base, 2 base, 4 base fields: totals x2.3 at most per doubling, the largest
+ * function no larger than at base. */
+static void check_linear(bool mixed, size_t base, int unit)
+{
+    shape sh[3];
+    for (int k = 0; k < 3; k++) {
+        sh[k] = lowered(base << k, mixed, unit);
+        print_message("%s read, %s, %zu fields: %zu instructions in %zu functions, largest %zu\n",
+                      unit == JIT_UNIT_STD_READ ? "standard" : "final", mixed ? "mixed" : "int32",
+                      base << k, sh[k].total, sh[k].functions, sh[k].largest);
+    }
+    for (int k = 1; k < 3; k++) {
+        double ratio = (double)sh[k].total / (double)sh[k - 1].total;
+        print_message("  x%.2f total\n", ratio);
+        assert_true(ratio <= 2.3);
+        /* bounded: what LLVM costs more than linearly in stays the same size */
+        assert_true(sh[k].largest <= sh[0].largest);
+    }
+}
+
+static void test_std_read_scales_linearly(void **state)
+{
+    (void)state;
+    /* 10k, 20k, 40k int32 fields; the mixed fields (150 instructions each,
+     * lowered at about 1 us an instruction) from 2,000 to 8,000, which keeps
+     * the test at a few seconds; ASan makes that minutes, so less there */
+    check_linear(false, FBE_TEST_SANITIZED ? 1000 : 10000, JIT_UNIT_STD_READ);
+    check_linear(true, FBE_TEST_SANITIZED ? 500 : 2000, JIT_UNIT_STD_READ);
+    check_linear(true, FBE_TEST_SANITIZED ? 500 : 2000, JIT_UNIT_FINAL_READ);
+}
+
+/* Without chunks (the hook of emit.h) a large struct is one function per
+ * operation: the count above sees it, which is what makes the test able to
+ * fail. */
+static void test_unchunked_struct_is_one_function(void **state)
+{
+    (void)state;
+    jit_chunking saved = jit_chunks;
+    for (int unit = JIT_UNIT_STD_READ; unit <= JIT_UNIT_FINAL_READ; unit += 2) {
+        jit_chunks.fields = 0;
+        shape one = lowered(1000, true, unit), two = lowered(2000, true, unit);
+        jit_chunks = saved;
+        print_message("unchunked: largest function %zu -> %zu instructions\n", one.largest,
+                      two.largest);
+        assert_true(two.largest > one.largest * 19 / 10);
+        shape chunked = lowered(2000, true, unit);
+        assert_true(chunked.largest * 10 < two.largest);
+    }
+}
+
+/* No golden type has a struct large enough to be chunked (the threshold is 256
+ * fields; test.fbe's largest has 125), and just above it the chunks' code is
+ * what one function held. */
+static void test_threshold(void **state)
+{
+    (void)state;
+    for (int unit = JIT_UNIT_STD_READ; unit <= JIT_UNIT_FINAL_READ; unit += 2) {
+        shape below = lowered(256, true, unit), above = lowered(257, true, unit);
+        print_message("256 fields: %zu functions, largest %zu; 257: %zu functions, largest %zu\n",
+                      below.functions, below.largest, above.functions, above.largest);
+        assert_true(above.functions > below.functions);
+        assert_true(above.largest * 2 < below.largest);
+    }
+}
+
+/* ---- chunked code against the interpreter ------------------------------------------- */
+
+/* Every struct of more than `min` fields in chunks of `per`: JIT (standard
+ * reading side only) and interpreter agree on random values and mutated frames
+ * (jit_exercise.c), on every single-byte change of a frame and on every shorter
+ * root body (an older writer): verify's status, offset, struct and field,
+ * deserialize's status, consumed size and value (what a failure leaves behind
+ * included, compared through the interpreter's serialize). */
+static void compare_chunked(const char *schema_text, const char *type, size_t min, size_t per,
+                            unsigned values)
+{
+    fbe_schema *s = load_text_ok(schema_text);
+    fbe_codec *interp = fbe_interp_create(s, NULL, NULL);
+    assert_non_null(interp);
+    jit_chunking saved = jit_chunks;
+    jit_chunks = (jit_chunking){min, per};
+    fbe_jit_options jo = {.require_native = true,
+                          .parts = FBE_JIT_READ_OF(FBE_STANDARD) | FBE_JIT_READ_OF(FBE_FINAL)};
+    fbe_status st = FBE_OK;
+    fbe_codec *jit = fbe_jit_compile(s, &jo, &st);
+    jit_chunks = saved;
+    assert_non_null(jit);
+
+    char msg[512];
+    unsigned long bad = exercise(s, jit, interp, values, 7, msg, sizeof msg);
+    if (bad)
+        print_message("%lu mismatches, first: %s\n", bad, msg);
+    assert_int_equal(bad, 0);
+
+    const fbe_type *ti = fbe_codec_type(interp, type), *tj = fbe_codec_type(jit, type);
+    assert_non_null(ti);
+    assert_non_null(tj);
+    const fbe_ir_struct *ir = ti->ir;
+    size_t cap = (ir->host_size + 15) / 16 * 16;
+    uint8_t *value = aligned_alloc(16, cap), *vi = aligned_alloc(16, cap),
+            *vj = aligned_alloc(16, cap);
+    assert_non_null(value);
+    assert_non_null(vi);
+    assert_non_null(vj);
+    fbe_arena gen, dec;
+    fbe_arena_init(&gen, NULL, NULL);
+    fbe_arena_init(&dec, NULL, NULL);
+    fbe_buffer frame, a, b;
+    fbe_buffer_init(&frame, NULL, NULL);
+    fbe_buffer_init(&a, NULL, NULL);
+    fbe_buffer_init(&b, NULL, NULL);
+    unsigned long compared = 0;
+    for (int m = 0; m < 2; m++)
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        fbe_model model = (fbe_model)m;
+        uint64_t rng = seed;
+        fbe_arena_reset(&gen);
+        gen_value(ir, value, &gen, &rng, 0);
+        fbe_buffer_clear(&frame);
+        assert_int_equal(fbe_serialize(ti, model, value, &frame), FBE_OK);
+        /* standard: the root body's size, to cut it (older writers) */
+        uint8_t *body_size = NULL, old_size[4] = {0};
+        uint32_t full = 0;
+        if (model == FBE_STANDARD) {
+            uint32_t root = (uint32_t)frame.data[4] | (uint32_t)frame.data[5] << 8 |
+                            (uint32_t)frame.data[6] << 16 | (uint32_t)frame.data[7] << 24;
+            body_size = frame.data + root;
+            memcpy(old_size, body_size, 4);
+            full = (uint32_t)old_size[0] | (uint32_t)old_size[1] << 8 |
+                   (uint32_t)old_size[2] << 16 | (uint32_t)old_size[3] << 24;
+        }
+        /* positions 0..size-1 changed by two xors each, then (standard) the root
+         * body cut to every length from 0 to its own: later fields absent */
+        size_t trials = frame.size * 2 + (body_size ? full + 1 : 0);
+        for (size_t k = 0; k < trials; k++) {
+            size_t pos = 0;
+            uint8_t saved_byte = 0;
+            if (k < frame.size * 2) {
+                pos = k / 2;
+                saved_byte = frame.data[pos];
+                frame.data[pos] ^= k % 2 ? 0x80 : (uint8_t)(1u << (pos % 7));
+            } else {
+                uint32_t cut = (uint32_t)(k - frame.size * 2);
+                for (int i = 0; i < 4; i++)
+                    body_size[i] = (uint8_t)(cut >> (8 * i));
+            }
+            fbe_verify_info ii = {0}, ij = {0};
+            fbe_status si = fbe_verify(ti, model, frame.data, frame.size, &ii);
+            fbe_status sj = fbe_verify(tj, model, frame.data, frame.size, &ij);
+            if (si != sj || ii.status != ij.status || ii.offset != ij.offset ||
+                ii.type != ij.type || ii.field != ij.field)
+                fail_msg("%s model %d seed %u trial %zu: verify %d at %zu against %d at %zu", type,
+                         m, (unsigned)seed, k, (int)si, ii.offset, (int)sj, ij.offset);
+            fbe_arena_reset(&dec);
+            memset(vi, 0xA5, cap);
+            memset(vj, 0xA5, cap);
+            fbe_decode_options o = {.arena = &dec};
+            size_t ci = 0, cj = 0;
+            si = fbe_deserialize(ti, model, frame.data, frame.size, vi, &o, &ci);
+            sj = fbe_deserialize(tj, model, frame.data, frame.size, vj, &o, &cj);
+            if (si != sj || ci != cj)
+                fail_msg("%s model %d seed %u trial %zu: deserialize %d (%zu) against %d (%zu)",
+                         type, m, (unsigned)seed, k, (int)si, ci, (int)sj, cj);
+            /* the values, a failure's leftovers included, through one writer */
+            fbe_buffer_clear(&a);
+            fbe_buffer_clear(&b);
+            fbe_status ra = fbe_serialize(ti, FBE_STANDARD, vi, &a);
+            fbe_status rb = fbe_serialize(ti, FBE_STANDARD, vj, &b);
+            if (ra != rb || a.size != b.size || memcmp(a.data, b.data, a.size) != 0)
+                fail_msg("%s model %d seed %u trial %zu (status %d): decoded values differ", type,
+                         m, (unsigned)seed, k, (int)si);
+            compared++;
+            if (k < frame.size * 2)
+                frame.data[pos] = saved_byte;
+            else
+                memcpy(body_size, old_size, 4);
+        }
+    }
+    print_message("%s in chunks of %zu: %lu frames compared\n", type, per, compared);
+    fbe_buffer_free(&frame);
+    fbe_buffer_free(&a);
+    fbe_buffer_free(&b);
+    fbe_arena_free(&gen);
+    fbe_arena_free(&dec);
+    free(value);
+    free(vi);
+    free(vj);
+    fbe_codec_free(jit);
+    fbe_codec_free(interp);
+    fbe_schema_free(s);
+}
+
+/* 40 fields of every kind the reader treats differently, in chunks of 4 under
+ * nodes of 16 (two levels), and in chunks of 3. */
+static const char chunk_schema[] =
+    "package c\n"
+    "enum E : byte { a; b; }\n"
+    "struct T { int32 a; string b; }\n"
+    "struct R { int32 x; R? next; }\n"
+    "struct B { int16 k = 3; string n; }\n"
+    "struct S : B {\n"
+    "  int32 i0; string s1; int32[] v2; T t3; bool b4; double d5; T? o6; int64 i7;\n"
+    "  bytes y8; int32[3] a9; string[2] a10; string<int32> m11; E e12; uuid u13;\n"
+    "  int16 i14; string? os15; T[] vt16; int8 i17; int8 i18; int32 i19; R r20;\n"
+    "  int32! st21; string() l22; T{string} h23; int32? oi24; float f25;\n"
+    "  decimal de26; timestamp ts27; char c28; wchar w29; byte by30; T[2] at31;\n"
+    "  int32 i32; string s33; int32[] v34; T t35; int64 i36; uint32 u37; string s38;\n"
+    "  int32 i39 = 7;\n"
+    "}\n";
+
+static void test_chunked_code_matches_the_interpreter(void **state)
+{
+    (void)state;
+    compare_chunked(chunk_schema, "c.S", 4, 4, FBE_TEST_SANITIZED ? 10 : 40);
+    compare_chunked(chunk_schema, "c.S", 8, 3, FBE_TEST_SANITIZED ? 5 : 20);
+}
+
+/* A golden schema with every struct of more than 4 fields chunked. */
+static void test_chunked_golden(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    char *text = (char *)read_file(shared_path("golden/schemas/proto.fbe"), &len);
+    char *z = realloc(text, len + 1);
+    assert_non_null(z);
+    z[len] = 0;
+    compare_chunked(z, "proto.Account", 3, 2, FBE_TEST_SANITIZED ? 10 : 40);
+    free(z);
+}
+
+int main(void)
+{
+    /* the object cache would hand back objects lowered without the chunks */
+    unsetenv("FBE_JIT_CACHE_DIR");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_std_read_scales_linearly),
+        cmocka_unit_test(test_unchunked_struct_is_one_function),
+        cmocka_unit_test(test_threshold),
+        cmocka_unit_test(test_chunked_code_matches_the_interpreter),
+        cmocka_unit_test(test_chunked_golden),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
