@@ -171,12 +171,15 @@ bool jit_emit_final(jit_emit *e, bool write, bool read);
 /* Large structs: LLVM's passes and code generator cost more than linearly in
  * a function's size, so a struct of more than min_fields fields (default 256;
  * no golden type comes near) has its reading side (standard and final verify,
- * deserialize) lowered as a tree of functions: leaves of at most `fields`
- * consecutive fields (default 64), inner nodes calling at most `fields`
- * children in field order. `fields` < 2 turns this off. Tests change it (the
- * lowering's shape, chunks on small structs) while nothing compiles. */
+ * deserialize) and its standard size and serialize lowered as a tree of
+ * functions: leaves of at most `fields` consecutive fields (default 64),
+ * inner nodes calling at most `fields` children in field order. `fields` < 2
+ * turns this off. Tests change it (the lowering's shape, chunks on small
+ * structs) while nothing compiles. */
 typedef struct jit_chunking {
     size_t min_fields, fields;
+    size_t write_fields; /* the same for the standard model's size and serialize
+                            (default 16, see emit_std_write.c) */
 } jit_chunking;
 extern jit_chunking jit_chunks;
 

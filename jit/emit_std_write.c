@@ -3,6 +3,7 @@
  * size and type number a constant taken from the IR. */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "emit.h"
 #include "interp/program.h"
@@ -269,13 +270,15 @@ static void emit_write(jit_emit *e, const fbe_ir_type *t, LLVMValueRef data, LLV
     }
 }
 
-static void define_size(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f)
+/* std_size.S, or a chunk of it: `base` + the extras of fields [lo, hi). */
+static void define_size_range(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
+                              size_t hi, uint64_t base)
 {
-    jit_begin_function(e, f->std_size);
-    LLVMValueRef v = LLVMGetParam(f->std_size, 0);
+    jit_begin_function(e, fn);
+    LLVMValueRef v = LLVMGetParam(fn, 0);
     LLVMValueRef acc = jit_alloca(e, e->i64, "size");
-    LLVMBuildStore(e->b, jit_i64(e, st->std_body_size), acc);
-    for (size_t i = 0; i < st->field_count; i++) {
+    LLVMBuildStore(e->b, jit_i64(e, base), acc);
+    for (size_t i = lo; i < hi; i++) {
         const fbe_ir_field *fd = &st->fields[i];
         if (has_extras(fd->type))
             emit_extra(e, fd->type, jit_gep_c(e, v, fd->host_offset), acc);
@@ -283,23 +286,131 @@ static void define_size(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f)
     LLVMBuildRet(e->b, LLVMBuildLoad2(e->b, e->i64, acc, ""));
 }
 
-static void define_write(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f)
+/* std_write.S (with the header), or a chunk of it: fields [lo, hi). */
+static void define_write_range(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
+                               size_t hi, bool header_too)
 {
-    jit_begin_function(e, f->std_write);
-    LLVMValueRef data = LLVMGetParam(f->std_write, 0);
-    LLVMValueRef body = LLVMGetParam(f->std_write, 1);
+    jit_begin_function(e, fn);
+    LLVMValueRef data = LLVMGetParam(fn, 0);
+    LLVMValueRef body = LLVMGetParam(fn, 1);
     LLVMValueRef end_slot = jit_alloca(e, e->i64, "end");
-    LLVMBuildStore(e->b, LLVMGetParam(f->std_write, 2), end_slot);
-    LLVMValueRef v = LLVMGetParam(f->std_write, 3);
+    LLVMBuildStore(e->b, LLVMGetParam(fn, 2), end_slot);
+    LLVMValueRef v = LLVMGetParam(fn, 3);
     /* The whole 8-byte header in one store: size, then type number. */
     uint64_t header = (uint64_t)st->std_body_size | (uint64_t)st->type_number << 32;
-    jit_store_at(e, jit_i64(e, header), data, body);
-    for (size_t i = 0; i < st->field_count; i++) {
+    if (header_too)
+        jit_store_at(e, jit_i64(e, header), data, body);
+    for (size_t i = lo; i < hi; i++) {
         const fbe_ir_field *fd = &st->fields[i];
         emit_write(e, fd->type, data, LLVMBuildAdd(e->b, body, jit_i64(e, fd->std_offset), ""), body,
                    jit_gep_c(e, v, fd->host_offset), end_slot);
     }
     LLVMBuildRet(e->b, LLVMBuildLoad2(e->b, e->i64, end_slot, ""));
+}
+
+/* Large structs (emit.h: jit_chunks): a tree of functions of at most
+ * jit_chunks.write_fields fields (leaves) or children (nodes). Serialize's
+ * code grows worse than its size alone: each element loop's addresses hang on
+ * the sum of every extra written before it in the function, and Loop Strength
+ * Reduction works through that sum per loop (94% of the code generator's time
+ * on 50 mixed fields; docs/jit.md), so its leaves are smaller than the reading
+ * side's. Sizes add up mod 2^64 as before (chunks start at 0); the writers
+ * chain the end of the extras. */
+static LLVMValueRef write_chunk_fn(jit_emit *e, LLVMValueRef like, const char *what,
+                                   const fbe_ir_struct *st, size_t lo, size_t hi)
+{
+    char name[512];
+    snprintf(name, sizeof name, "%s.%s.%zu-%zu", what, st->c_name, lo, hi);
+    LLVMValueRef fn = LLVMAddFunction(e->mod, name, LLVMGlobalGetValueType(like));
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    /* inlined back, the chunks would make the one large function again */
+    unsigned kind = LLVMGetEnumAttributeKindForName("noinline", 8);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(e->ctx, kind, 0));
+    return fn;
+}
+
+static size_t write_span(size_t lo, size_t hi)
+{
+    size_t per = jit_chunks.write_fields, span = per;
+    while (span * per < hi - lo)
+        span *= per;
+    return span;
+}
+
+static void define_size_node(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
+                             size_t hi, uint64_t base)
+{
+    if (hi - lo <= jit_chunks.write_fields) {
+        define_size_range(e, st, fn, lo, hi, base);
+        return;
+    }
+    size_t span = write_span(lo, hi), k = (hi - lo + span - 1) / span;
+    LLVMValueRef *fns = calloc(k, sizeof *fns);
+    if (!fns)
+        abort();
+    for (size_t c = 0; c < k; c++) {
+        size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
+        fns[c] = write_chunk_fn(e, fn, "std_size", st, a, b);
+        define_size_node(e, st, fns[c], a, b, 0);
+    }
+    jit_begin_function(e, fn);
+    LLVMValueRef v = LLVMGetParam(fn, 0), acc = jit_i64(e, base);
+    for (size_t c = 0; c < k; c++)
+        acc = LLVMBuildAdd(e->b, acc,
+                           LLVMBuildCall2(e->b, LLVMGlobalGetValueType(fns[c]), fns[c], &v, 1, ""), "");
+    LLVMBuildRet(e->b, acc);
+    free(fns);
+}
+
+static void define_write_node(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
+                              size_t hi, bool header_too)
+{
+    if (hi - lo <= jit_chunks.write_fields) {
+        define_write_range(e, st, fn, lo, hi, header_too);
+        return;
+    }
+    size_t span = write_span(lo, hi), k = (hi - lo + span - 1) / span;
+    LLVMValueRef *fns = calloc(k, sizeof *fns);
+    if (!fns)
+        abort();
+    for (size_t c = 0; c < k; c++) {
+        size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
+        fns[c] = write_chunk_fn(e, fn, "std_write", st, a, b);
+        define_write_node(e, st, fns[c], a, b, false);
+    }
+    jit_begin_function(e, fn);
+    LLVMValueRef args[4];
+    for (unsigned i = 0; i < 4; i++)
+        args[i] = LLVMGetParam(fn, i);
+    if (header_too) {
+        uint64_t header = (uint64_t)st->std_body_size | (uint64_t)st->type_number << 32;
+        jit_store_at(e, jit_i64(e, header), args[0], args[1]);
+    }
+    for (size_t c = 0; c < k; c++)
+        args[2] = LLVMBuildCall2(e->b, LLVMGlobalGetValueType(fns[c]), fns[c], args, 4, "");
+    LLVMBuildRet(e->b, args[2]);
+    free(fns);
+}
+
+static bool write_chunked(const fbe_ir_struct *st)
+{
+    return st->field_count > jit_chunks.min_fields && jit_chunks.write_fields >= 2;
+}
+
+static void define_size(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f)
+{
+    if (write_chunked(st))
+        define_size_node(e, st, f->std_size, 0, st->field_count, st->std_body_size);
+    else
+        define_size_range(e, st, f->std_size, 0, st->field_count, st->std_body_size);
+}
+
+static void define_write(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f)
+{
+    if (write_chunked(st))
+        define_write_node(e, st, f->std_write, 0, st->field_count, true);
+    else
+        define_write_range(e, st, f->std_write, 0, st->field_count, true);
 }
 
 static void define_entries(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f)

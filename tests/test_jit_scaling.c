@@ -46,8 +46,8 @@ typedef struct shape {
     size_t functions;
 } shape;
 
-/* A reading side (verify, deserialize: standard, the largest unit, or final)
- * lowered for one struct of n fields. */
+/* One unit (module.h: the standard reading side is the largest) lowered for
+ * one struct of n fields. */
 static shape lowered(size_t n, bool mixed, int unit)
 {
     char *text = one_struct(n, mixed);
@@ -95,8 +95,10 @@ static void check_linear(bool mixed, size_t base, int unit)
     shape sh[3];
     for (int k = 0; k < 3; k++) {
         sh[k] = lowered(base << k, mixed, unit);
-        print_message("%s read, %s, %zu fields: %zu instructions in %zu functions, largest %zu\n",
-                      unit == JIT_UNIT_STD_READ ? "standard" : "final", mixed ? "mixed" : "int32",
+        static const char *const units[] = {"standard write", "standard read", "final write",
+                                            "final read"};
+        print_message("%s, %s, %zu fields: %zu instructions in %zu functions, largest %zu\n",
+                      units[unit], mixed ? "mixed" : "int32",
                       base << k, sh[k].total, sh[k].functions, sh[k].largest);
     }
     for (int k = 1; k < 3; k++) {
@@ -108,7 +110,7 @@ static void check_linear(bool mixed, size_t base, int unit)
     }
 }
 
-static void test_std_read_scales_linearly(void **state)
+static void test_lowering_scales_linearly(void **state)
 {
     (void)state;
     /* 10k, 20k, 40k int32 fields; the mixed fields (150 instructions each,
@@ -117,6 +119,7 @@ static void test_std_read_scales_linearly(void **state)
     check_linear(false, FBE_TEST_SANITIZED ? 1000 : 10000, JIT_UNIT_STD_READ);
     check_linear(true, FBE_TEST_SANITIZED ? 500 : 2000, JIT_UNIT_STD_READ);
     check_linear(true, FBE_TEST_SANITIZED ? 500 : 2000, JIT_UNIT_FINAL_READ);
+    check_linear(true, FBE_TEST_SANITIZED ? 500 : 2000, JIT_UNIT_STD_WRITE);
 }
 
 /* Without chunks (the hook of emit.h) a large struct is one function per
@@ -126,8 +129,10 @@ static void test_unchunked_struct_is_one_function(void **state)
 {
     (void)state;
     jit_chunking saved = jit_chunks;
-    for (int unit = JIT_UNIT_STD_READ; unit <= JIT_UNIT_FINAL_READ; unit += 2) {
-        jit_chunks.fields = 0;
+    for (int unit = JIT_UNIT_STD_WRITE; unit <= JIT_UNIT_FINAL_READ; unit++) {
+        if (unit == JIT_UNIT_FINAL_WRITE)
+            continue; /* not chunked (docs/jit.md) */
+        jit_chunks.fields = jit_chunks.write_fields = 0;
         shape one = lowered(1000, true, unit), two = lowered(2000, true, unit);
         jit_chunks = saved;
         print_message("unchunked: largest function %zu -> %zu instructions\n", one.largest,
@@ -144,7 +149,9 @@ static void test_unchunked_struct_is_one_function(void **state)
 static void test_threshold(void **state)
 {
     (void)state;
-    for (int unit = JIT_UNIT_STD_READ; unit <= JIT_UNIT_FINAL_READ; unit += 2) {
+    for (int unit = JIT_UNIT_STD_WRITE; unit <= JIT_UNIT_FINAL_READ; unit++) {
+        if (unit == JIT_UNIT_FINAL_WRITE)
+            continue;
         shape below = lowered(256, true, unit), above = lowered(257, true, unit);
         print_message("256 fields: %zu functions, largest %zu; 257: %zu functions, largest %zu\n",
                       below.functions, below.largest, above.functions, above.largest);
@@ -168,9 +175,10 @@ static void compare_chunked(const char *schema_text, const char *type, size_t mi
     fbe_codec *interp = fbe_interp_create(s, NULL, NULL);
     assert_non_null(interp);
     jit_chunking saved = jit_chunks;
-    jit_chunks = (jit_chunking){min, per};
+    jit_chunks = (jit_chunking){min, per, per};
     fbe_jit_options jo = {.require_native = true,
-                          .parts = FBE_JIT_READ_OF(FBE_STANDARD) | FBE_JIT_READ_OF(FBE_FINAL)};
+                          .parts = FBE_JIT_READ_OF(FBE_STANDARD) | FBE_JIT_READ_OF(FBE_FINAL) |
+                                   FBE_JIT_WRITE_OF(FBE_STANDARD)};
     fbe_status st = FBE_OK;
     fbe_codec *jit = fbe_jit_compile(s, &jo, &st);
     jit_chunks = saved;
@@ -323,7 +331,7 @@ int main(void)
     /* the object cache would hand back objects lowered without the chunks */
     unsetenv("FBE_JIT_CACHE_DIR");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_std_read_scales_linearly),
+        cmocka_unit_test(test_lowering_scales_linearly),
         cmocka_unit_test(test_unchunked_struct_is_one_function),
         cmocka_unit_test(test_threshold),
         cmocka_unit_test(test_chunked_code_matches_the_interpreter),
