@@ -105,8 +105,14 @@ static void check_linear(bool mixed, size_t base, int unit)
         double ratio = (double)sh[k].total / (double)sh[k - 1].total;
         print_message("  x%.2f total\n", ratio);
         assert_true(ratio <= 2.3);
-        /* bounded: what LLVM costs more than linearly in stays the same size */
-        assert_true(sh[k].largest <= sh[0].largest);
+        /* bounded: what LLVM costs more than linearly in stays the same size.
+         * Only once the tree's inner nodes are full (64 children): the
+         * sanitizer builds' smaller series still fill them (1,000 int32
+         * fields: a leaf of 871 instructions is the largest, 4,000: an inner
+         * node of 63 calls, 1,091), so there the totals are checked and the
+         * bound is left to the plain build, which lowers the same code. */
+        if (!FBE_TEST_SANITIZED)
+            assert_true(sh[k].largest <= sh[0].largest);
     }
 }
 
