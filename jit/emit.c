@@ -355,7 +355,7 @@ LLVMValueRef jit_unlikely(jit_emit *e, LLVMValueRef cond)
 
 /* ---- large structs ---- */
 
-jit_chunking jit_chunks = {256, 64, 16};
+jit_chunking jit_chunks = {256, 64, 16, 4};
 
 size_t jit_chunk_span(size_t lo, size_t hi)
 {

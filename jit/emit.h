@@ -180,6 +180,8 @@ typedef struct jit_chunking {
     size_t min_fields, fields;
     size_t write_fields; /* the same for the standard model's size and serialize
                             (default 16, see emit_std_write.c) */
+    size_t write_loops;  /* ... which are also chunked past this many fields
+                            that loop over elements (default 4) */
 } jit_chunking;
 extern jit_chunking jit_chunks;
 

@@ -158,7 +158,9 @@ static void test_threshold(void **state)
     for (int unit = JIT_UNIT_STD_WRITE; unit <= JIT_UNIT_FINAL_READ; unit++) {
         if (unit == JIT_UNIT_FINAL_WRITE)
             continue;
-        shape below = lowered(256, true, unit), above = lowered(257, true, unit);
+        /* (the write side is chunked earlier when fields loop: see below) */
+        bool mixed = unit != JIT_UNIT_STD_WRITE;
+        shape below = lowered(256, mixed, unit), above = lowered(257, mixed, unit);
         print_message("256 fields: %zu functions, largest %zu; 257: %zu functions, largest %zu\n",
                       below.functions, below.largest, above.functions, above.largest);
         assert_true(above.functions > below.functions);
@@ -181,7 +183,8 @@ static void compare_chunked(const char *schema_text, const char *type, size_t mi
     fbe_codec *interp = fbe_interp_create(s, NULL, NULL);
     assert_non_null(interp);
     jit_chunking saved = jit_chunks;
-    jit_chunks = (jit_chunking){min, per, per};
+    if (min) /* 0: the defaults */
+        jit_chunks = (jit_chunking){min, per, per, 0};
     fbe_jit_options jo = {.require_native = true,
                           .parts = FBE_JIT_READ_OF(FBE_STANDARD) | FBE_JIT_READ_OF(FBE_FINAL) |
                                    FBE_JIT_WRITE_OF(FBE_STANDARD)};
@@ -319,6 +322,39 @@ static void test_chunked_code_matches_the_interpreter(void **state)
     compare_chunked(chunk_schema, "c.S", 8, 3, FBE_TEST_SANITIZED ? 5 : 20);
 }
 
+/* Serialize is chunked below 256 fields when more than write_loops (4) fields
+ * loop over elements (emit_std_write.c): 20 mixed fields (5 int32[]) get
+ * chunks, 16 (4) and 40 int32 do not, and the chunks' bytes are the
+ * interpreter's. */
+static void test_write_loop_threshold(void **state)
+{
+    (void)state;
+    jit_chunking saved = jit_chunks;
+    static const struct {
+        size_t n;
+        bool mixed, chunked;
+    } cases[] = {{20, true, true}, {48, true, true}, {16, true, false}, {40, false, false}};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        shape got = lowered(cases[k].n, cases[k].mixed, JIT_UNIT_STD_WRITE);
+        jit_chunks.write_loops = (size_t)-1;
+        shape one = lowered(cases[k].n, cases[k].mixed, JIT_UNIT_STD_WRITE);
+        jit_chunks = saved;
+        print_message("%zu %s fields: %zu functions, largest %zu; unchunked %zu, %zu\n",
+                      cases[k].n, cases[k].mixed ? "mixed" : "int32", got.functions, got.largest,
+                      one.functions, one.largest);
+        if (cases[k].chunked) {
+            assert_true(got.functions > one.functions);
+            assert_true(got.largest < one.largest);
+        } else {
+            assert_int_equal(got.functions, one.functions);
+            assert_int_equal(got.total, one.total);
+        }
+    }
+    char *text = one_struct(48, true);
+    compare_chunked(text, "p.S", 0, 0, FBE_TEST_SANITIZED ? 10 : 40);
+    free(text);
+}
+
 /* A golden schema with every struct of more than 4 fields chunked. */
 static void test_chunked_golden(void **state)
 {
@@ -340,6 +376,7 @@ int main(void)
         cmocka_unit_test(test_lowering_scales_linearly),
         cmocka_unit_test(test_unchunked_struct_is_one_function),
         cmocka_unit_test(test_threshold),
+        cmocka_unit_test(test_write_loop_threshold),
         cmocka_unit_test(test_chunked_code_matches_the_interpreter),
         cmocka_unit_test(test_chunked_golden),
     };
