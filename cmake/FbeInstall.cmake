@@ -8,8 +8,19 @@ install(TARGETS ${FBE_LIBRARIES} EXPORT fbe-c-targets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-# Installed static libraries export fbe_* only (cmake/FbeLocalize.cmake).
+# Installed static libraries export fbe_* only (cmake/FbeLocalize.cmake). That
+# takes GNU ld -r and objcopy on object files (not LTO bitcode); elsewhere the
+# archives are installed as built, with a warning.
+set(FBE_LOCALIZE_SYMBOLS OFF)
 if(NOT BUILD_SHARED_LIBS)
+  if(CMAKE_LINKER AND CMAKE_OBJCOPY AND NOT APPLE AND NOT CMAKE_INTERPROCEDURAL_OPTIMIZATION)
+    set(FBE_LOCALIZE_SYMBOLS ON)
+  else()
+    message(WARNING "fbe-c: installed static libraries keep their internal symbols "
+                    "(no GNU ld/objcopy, or LTO): only the fbe_* names are API")
+  endif()
+endif()
+if(FBE_LOCALIZE_SYMBOLS)
   if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
     set(FBE_INSTALLED_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
   else()

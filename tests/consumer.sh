@@ -103,7 +103,7 @@ case $mode in
 install)
   cmake --install "$build" --prefix "$work/install/prefix" >"$work/install/install.log" ||
     { cat "$work/install/install.log"; fail "cmake --install"; }
-  check_symbols "$(dirname "$(find "$work/install/prefix" -name libfbe_runtime.* | head -1)")"
+  check_symbols "$(dirname "$(find "$work/install/prefix" -name 'libfbe_runtime.*' | head -1)")"
   ;;
 prefix)
   prefix=$work/install/prefix
@@ -204,7 +204,7 @@ deb)
   root=$work/$mode/root
   dpkg-deb -x "$deb" "$root"
   check_targets "$(dirname "$(find "$root" -name fbe-c-targets.cmake | head -1)")"
-  check_symbols "$(dirname "$(find "$root" -name libfbe_runtime.* | head -1)")"
+  check_symbols "$(dirname "$(find "$root" -name 'libfbe_runtime.*' | head -1)")"
   schemas "$work/$mode/schemas"
   configure "$work/$mode/build" "jit;aot;c" -DCMAKE_PREFIX_PATH="$root/usr"
   build "$work/$mode/build"

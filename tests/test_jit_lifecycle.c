@@ -579,7 +579,8 @@ static void test_cache_key(void **state)
     }
     /* Background codecs hash the schema on their compile thread: the keys are
      * the eager codecs' (depth 6 above: all hits), and a codec freed at once,
-     * before or while its thread hashes, neither waits for it nor leaks. */
+     * before or while its thread hashes (fbe_codec_free then waits for the
+     * hash, which reads the schema, not for LLVM), does not leak. */
     fbe_jit_options bg = opts;
     bg.max_depth = 6;
     bg.mode = FBE_JIT_BACKGROUND;

@@ -779,7 +779,8 @@ static void test_large_struct_held_by_value(void **state)
 /* Heirs share their base's field array in the IR, and the interpreter shares its
  * programs' lists the same way (runtime/interp/program.h, "Shared lists"). B
  * has no step in its check lists (scalars only), D extends B and is extended by
- * E, F is B's second derived struct (its own copy). Every result of the
+ * E, F is B's second derived struct (its own copy), L is a leaf (the loops'
+ * fast paths for all-string structs) extended by M, both in collections. Every result of the
  * interpreter, valid frames and every truncation and byte flip of them, must be
  * the JIT's, which lowers each struct's fields whole. */
 static const char heir_schema[] =
@@ -788,7 +789,9 @@ static const char heir_schema[] =
     "struct D : B { string s; int32[] l; uuid u; }\n"
     "struct E : D { bool f; string t; int16 g; }\n"
     "struct F : B { string v; }\n"
-    "struct H { E e; D? d; F[] fs; }\n";
+    "struct L { string a; string b; }\n"  /* a leaf base: its checks are strings */
+    "struct M : L { int32[] x; }\n"
+    "struct H { E e; D? d; F[] fs; L[] ls; M[] ms; }\n";
 
 static void set_string(const fbe_type *t, void *v, const char *field, const char *value_text)
 {
@@ -864,6 +867,26 @@ static void test_heir_chains_match_the_jit(void **state)
     fbe_seq *fs = fbe_field_ptr(v, field_of(h->ir, "fs"));
     fs->data = fv;
     fs->size = 2;
+    const fbe_type *lt = fbe_codec_type(interp, "hc.L"), *mt = fbe_codec_type(interp, "hc.M");
+    uint8_t *lv = calloc(2, lt->ir->host_size), *mv = calloc(1, mt->ir->host_size);
+    assert_non_null(lv);
+    assert_non_null(mv);
+    for (int k = 0; k < 2; k++) {
+        uint8_t *one = lv + k * lt->ir->host_size;
+        fbe_init(lt->ir, one);
+        set_string(lt, one, "a", k ? "second" : "l");
+        set_string(lt, one, "b", k ? "" : "leaf");
+    }
+    fbe_init(mt->ir, mv);
+    set_string(mt, mv, "a", "m");
+    fbe_seq *mx = fbe_field_ptr(mv, field_of(mt->ir, "x"));
+    mx->data = ints;
+    mx->size = 2;
+    fbe_seq *ls = fbe_field_ptr(v, field_of(h->ir, "ls")), *ms = fbe_field_ptr(v, field_of(h->ir, "ms"));
+    ls->data = lv;
+    ls->size = 2;
+    ms->data = mv;
+    ms->size = 1;
     for (size_t i = 0; i < fbe_codec_type_count(interp); i++) {
         const fbe_type *ti = fbe_codec_type_at(interp, i);
         const fbe_type *tj = fbe_codec_type(jit, ti->ir->full_name);
@@ -904,6 +927,8 @@ static void test_heir_chains_match_the_jit(void **state)
     free(v);
     free(dv);
     free(fv);
+    free(lv);
+    free(mv);
     fbe_codec_free(jit);
     fbe_codec_free(interp);
     fbe_schema_free(s);

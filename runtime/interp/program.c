@@ -792,6 +792,15 @@ static bool valid_packages(const fbe_ir_package *const *packages, size_t count)
         for (size_t k = 0; k < p->import_count; k++)
             if (!listed_before(packages, i, p->imports[k]))
                 return false;
+        /* Inheritance as the compiler makes it: base_depth counts the levels
+         * (so no cycle) up to FBE_IR_MAX_NESTING, which bounds the walks along
+         * chains of heirs (find_chains). */
+        for (size_t k = 0; k < p->struct_count; k++) {
+            const fbe_ir_struct *st = p->structs[k];
+            if (!st || st->base_depth > FBE_IR_MAX_NESTING ||
+                st->base_depth != (st->base ? st->base->base_depth + 1 : 0))
+                return false;
+        }
     }
     return true;
 }

@@ -287,7 +287,9 @@ INLINE bool leaf_ok(const uint8_t *data, uint64_t size, const interp_prog *prog,
 static COLD fbe_status v_leaf_slow(reader *r, const interp_prog *prog, uint64_t body)
 {
     const uint8_t *data = r->data;
-    for (const interp_step *s = prog->std_check_steps.at; s->op != SO_END; s++) {
+    /* by count: an heir's steps may follow (an SO_LEVEL step ends this list) */
+    const interp_step *at = prog->std_check_steps.at;
+    for (const interp_step *s = at; s < at + prog->std_check_steps.count; s++) {
         uint64_t p = body + s->std_offset;
         uint32_t off = rd32(data + p);
         if (!off)
