@@ -934,6 +934,52 @@ static void test_heir_chains_match_the_jit(void **state)
     fbe_schema_free(s);
 }
 
+/* IR not made by the compiler (fbe_interp_create_ir is public): inheritance
+ * that loops or runs past FBE_IR_MAX_NESTING bases is refused, not walked. */
+static void test_ir_inheritance_bounds(void **state)
+{
+    (void)state;
+    fbe_schema *s = load_text_ok("package cy\nstruct A { int32 a; }\nstruct B : A { int32 b; }\n");
+    const fbe_ir_package *orig = fbe_schema_root(s);
+    enum { N = FBE_IR_MAX_NESTING + 2 };
+    fbe_ir_struct *copies = calloc(N, sizeof *copies);
+    const fbe_ir_struct **list = calloc(N, sizeof *list);
+    assert_non_null(copies);
+    assert_non_null(list);
+    fbe_ir_package pkg = *orig;
+    pkg.structs = list;
+    fbe_status st = FBE_OK;
+    /* A and B, each the other's base */
+    copies[0] = *orig->structs[0];
+    copies[1] = *orig->structs[1];
+    copies[0].base = &copies[1];
+    copies[1].base = &copies[0];
+    list[0] = &copies[0];
+    list[1] = &copies[1];
+    pkg.struct_count = 2;
+    assert_null(fbe_interp_create_ir((const fbe_ir_package *const[]){&pkg}, 1, NULL, &st));
+    assert_int_equal(st, FBE_INVALID_ARGUMENT);
+    /* B over B over ... over A: FBE_IR_MAX_NESTING + 1 bases */
+    copies[0] = *orig->structs[0];
+    list[0] = &copies[0];
+    for (size_t i = 1; i < N; i++) {
+        copies[i] = *orig->structs[1];
+        copies[i].base = &copies[i - 1];
+        list[i] = &copies[i];
+    }
+    pkg.struct_count = N;
+    st = FBE_OK;
+    assert_null(fbe_interp_create_ir((const fbe_ir_package *const[]){&pkg}, 1, NULL, &st));
+    assert_int_equal(st, FBE_INVALID_ARGUMENT);
+    /* the schema as loaded is fine */
+    fbe_codec *c = fbe_interp_create_ir((const fbe_ir_package *const[]){orig}, 1, NULL, &st);
+    assert_non_null(c);
+    fbe_codec_free(c);
+    free(list);
+    free(copies);
+    fbe_schema_free(s);
+}
+
 /* ---- the same through generated code: static C and AOT objects -------------------- */
 
 #ifndef FBE_LIMITS_CC
@@ -1233,6 +1279,7 @@ int main(void)
         cmocka_unit_test(test_struct_reached_through_a_list),
         cmocka_unit_test(test_large_struct_held_by_value),
         cmocka_unit_test(test_heir_chains_match_the_jit),
+        cmocka_unit_test(test_ir_inheritance_bounds),
         cmocka_unit_test(test_generated_code),
         cmocka_unit_test(test_utf8_defaults),
         cmocka_unit_test(test_front_end_scales_linearly),

@@ -792,14 +792,18 @@ static bool valid_packages(const fbe_ir_package *const *packages, size_t count)
         for (size_t k = 0; k < p->import_count; k++)
             if (!listed_before(packages, i, p->imports[k]))
                 return false;
-        /* Inheritance as the compiler makes it: base_depth counts the levels
-         * (so no cycle) up to FBE_IR_MAX_NESTING, which bounds the walks along
-         * chains of heirs (find_chains). */
+        /* Inheritance as the compiler makes it: at most FBE_IR_MAX_NESTING
+         * bases above any struct (so no cycle either), which bounds the walks
+         * along chains of heirs (find_chains). Counted here, not read from
+         * base_depth: in the AOT image of protoex.fbe, protoex.Balance (whose
+         * base is imported) has base_depth 0. */
         for (size_t k = 0; k < p->struct_count; k++) {
             const fbe_ir_struct *st = p->structs[k];
-            if (!st || st->base_depth > FBE_IR_MAX_NESTING ||
-                st->base_depth != (st->base ? st->base->base_depth + 1 : 0))
+            if (!st)
                 return false;
+            for (unsigned n = 0; st->base; n++, st = st->base)
+                if (n == FBE_IR_MAX_NESTING)
+                    return false;
         }
     }
     return true;
