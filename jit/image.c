@@ -846,6 +846,8 @@ static void init_struct(jit_image *img, const fbe_ir_struct *st)
     SET_INT(&r, fbe_ir_struct, declared_number, st->declared_number);
     SET_INT(&r, fbe_ir_struct, number_fixed, st->number_fixed);
     SET_PTR(&r, fbe_ir_struct, base, ref(img, st->base, "struct"));
+    SET_INT(&r, fbe_ir_struct, base_depth, st->base_depth);
+    SET_INT(&r, fbe_ir_struct, value_height, st->value_height);
     SET_PTR(&r, fbe_ir_struct, fields, ref_array(img, st->fields, st->field_count, "fields"));
     SET_INT(&r, fbe_ir_struct, field_count, st->field_count);
     SET_INT(&r, fbe_ir_struct, own_field_start, st->own_field_start);

@@ -171,6 +171,8 @@ static void cmp_struct(const fbe_ir_struct *a, const fbe_ir_struct *b)
     EQ(a, b, w, declared_number);
     EQ(a, b, w, number_fixed);
     REFEQ(a, b, w, base, full_name);
+    EQ(a, b, w, base_depth);
+    EQ(a, b, w, value_height);
     EQ(a, b, w, field_count);
     EQ(a, b, w, own_field_start);
     EQ(a, b, w, std_body_size);

@@ -795,8 +795,8 @@ static bool valid_packages(const fbe_ir_package *const *packages, size_t count)
         /* Inheritance as the compiler makes it: at most FBE_IR_MAX_NESTING
          * bases above any struct (so no cycle either), which bounds the walks
          * along chains of heirs (find_chains). Counted here, not read from
-         * base_depth: in the AOT image of protoex.fbe, protoex.Balance (whose
-         * base is imported) has base_depth 0. */
+         * base_depth: AOT objects written before jit/image.c kept it (and
+         * value_height) have 0 in both. */
         for (size_t k = 0; k < p->struct_count; k++) {
             const fbe_ir_struct *st = p->structs[k];
             if (!st)
