@@ -461,8 +461,20 @@ static void test_tcp(void **state)
     assert_int_equal(chat_request_Say(cs.client, &lost, 100, on_done, &cs), FBE_OK);
     chat_Leave leave = {.reason = str("done")};
     assert_int_equal(chat_request_Leave(cs.client, &leave, 0, on_done, &cs), FBE_OK);
-    RUN_UNTIL(&cs, cs.responses == 1 + expect_acks && cs.rejects == expect_rejects &&
-                       cs.timeouts == 1 && cs.said == expect_acks, 30);
+    /* (failed once under ASan in this session's runs, not reproduced in 20:
+     * the counters say which part was missing) */
+#define ALL_BACK_ (cs.responses == 1 + expect_acks && cs.rejects == expect_rejects && \
+                   cs.timeouts == 1 && cs.said == expect_acks)
+    double end_all = now_seconds() + 30;
+    while (!ALL_BACK_ && now_seconds() < end_all)
+        assert_true(client_io(&cs, 10));
+    if (!ALL_BACK_)
+        print_message("after 30 s: responses %zu of %zu, rejects %zu of %zu, timeouts %zu of 1, "
+                      "said %zu of %zu, failures %zu, pending %zu\n",
+                      cs.responses, 1 + expect_acks, cs.rejects, expect_rejects, cs.timeouts,
+                      cs.said, expect_acks, cs.failures, fbe_client_pending(cs.client));
+    assert_true(ALL_BACK_);
+#undef ALL_BACK_
     assert_int_equal(cs.failures, 0);
     assert_int_equal(cs.sent_ok, 1);
     assert_true(cs.seq_in_order);
