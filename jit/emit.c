@@ -357,9 +357,9 @@ LLVMValueRef jit_unlikely(jit_emit *e, LLVMValueRef cond)
 
 jit_chunking jit_chunks = {256, 64, 16, 4};
 
-size_t jit_chunk_span(size_t lo, size_t hi)
+size_t jit_chunk_span(size_t lo, size_t hi, size_t per)
 {
-    size_t per = jit_chunks.fields, span = per;
+    size_t span = per;
     while (span * per < hi - lo)
         span *= per;
     return span;

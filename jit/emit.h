@@ -185,9 +185,10 @@ typedef struct jit_chunking {
 } jit_chunking;
 extern jit_chunking jit_chunks;
 
-/* The fields of each child of chunk node [lo, hi): a power of jit_chunks.fields
- * such that there are at most jit_chunks.fields children. */
-size_t jit_chunk_span(size_t lo, size_t hi);
+/* The fields of each child of chunk node [lo, hi): a power of `per` (a leaf's
+ * fields, jit_chunks.fields or .write_fields) such that there are at most
+ * `per` children. */
+size_t jit_chunk_span(size_t lo, size_t hi, size_t per);
 
 /* Index of a struct in fns[] (by IR pointer). */
 size_t jit_struct_index(const jit_emit *e, const fbe_ir_struct *st);

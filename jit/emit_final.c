@@ -1293,7 +1293,7 @@ static void define_walk_node(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, i
         define_walk_range(F, st, fn, mode, lo, hi);
         return;
     }
-    size_t span = jit_chunk_span(lo, hi), k = (hi - lo + span - 1) / span;
+    size_t span = jit_chunk_span(lo, hi, jit_chunks.fields), k = (hi - lo + span - 1) / span;
     LLVMValueRef *fns = calloc(k, sizeof *fns);
     LLVMBasicBlockRef *zero = calloc(k + 1, sizeof *zero);
     if (!fns || !zero)

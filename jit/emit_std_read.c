@@ -1285,7 +1285,7 @@ static bool define_verify_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, 
         define_verify(r, st, fn, true, lo, hi);
         return true;
     }
-    size_t span = jit_chunk_span(lo, hi), k = (hi - lo + span - 1) / span;
+    size_t span = jit_chunk_span(lo, hi, jit_chunks.fields), k = (hi - lo + span - 1) / span;
     LLVMValueRef *fns = calloc(k, sizeof *fns);
     if (!fns)
         return false;
@@ -1326,7 +1326,7 @@ static bool define_read_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, si
     jit_emit *e = r->e;
     if (hi - lo <= jit_chunks.fields)
         return define_read(r, st, fn, true, lo, hi);
-    size_t span = jit_chunk_span(lo, hi), k = (hi - lo + span - 1) / span;
+    size_t span = jit_chunk_span(lo, hi, jit_chunks.fields), k = (hi - lo + span - 1) / span;
     LLVMValueRef *fns = calloc(k, sizeof *fns);
     LLVMBasicBlockRef *zero = calloc(k + 1, sizeof *zero);
     bool ok = fns && zero;

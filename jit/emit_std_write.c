@@ -286,6 +286,12 @@ static void define_size_range(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef
     LLVMBuildRet(e->b, LLVMBuildLoad2(e->b, e->i64, acc, ""));
 }
 
+/* A body's first 8 bytes: its size and type number. */
+static uint64_t body_header(const fbe_ir_struct *st)
+{
+    return (uint64_t)st->std_body_size | (uint64_t)st->type_number << 32;
+}
+
 /* std_write.S (with the header), or a chunk of it: fields [lo, hi). */
 static void define_write_range(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
                                size_t hi, bool header_too)
@@ -297,9 +303,8 @@ static void define_write_range(jit_emit *e, const fbe_ir_struct *st, LLVMValueRe
     LLVMBuildStore(e->b, LLVMGetParam(fn, 2), end_slot);
     LLVMValueRef v = LLVMGetParam(fn, 3);
     /* The whole 8-byte header in one store: size, then type number. */
-    uint64_t header = (uint64_t)st->std_body_size | (uint64_t)st->type_number << 32;
     if (header_too)
-        jit_store_at(e, jit_i64(e, header), data, body);
+        jit_store_at(e, jit_i64(e, body_header(st)), data, body);
     for (size_t i = lo; i < hi; i++) {
         const fbe_ir_field *fd = &st->fields[i];
         emit_write(e, fd->type, data, LLVMBuildAdd(e->b, body, jit_i64(e, fd->std_offset), ""), body,
@@ -329,12 +334,30 @@ static LLVMValueRef write_chunk_fn(jit_emit *e, LLVMValueRef like, const char *w
     return fn;
 }
 
-static size_t write_span(size_t lo, size_t hi)
+static void define_size_node(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
+                             size_t hi, uint64_t base);
+static void define_write_node(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
+                              size_t hi, bool header_too);
+
+/* The children of chunk node [lo, hi) of `fn`, each defined (a subtree of its
+ * own); *k receives their number. */
+static LLVMValueRef *write_children(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef fn,
+                                    bool size, size_t lo, size_t hi, size_t *k)
 {
-    size_t per = jit_chunks.write_fields, span = per;
-    while (span * per < hi - lo)
-        span *= per;
-    return span;
+    size_t span = jit_chunk_span(lo, hi, jit_chunks.write_fields);
+    *k = (hi - lo + span - 1) / span;
+    LLVMValueRef *fns = calloc(*k, sizeof *fns);
+    if (!fns)
+        abort();
+    for (size_t c = 0; c < *k; c++) {
+        size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
+        fns[c] = write_chunk_fn(e, fn, size ? "std_size" : "std_write", st, a, b);
+        if (size)
+            define_size_node(e, st, fns[c], a, b, 0);
+        else
+            define_write_node(e, st, fns[c], a, b, false);
+    }
+    return fns;
 }
 
 static void define_size_node(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
@@ -344,15 +367,8 @@ static void define_size_node(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef 
         define_size_range(e, st, fn, lo, hi, base);
         return;
     }
-    size_t span = write_span(lo, hi), k = (hi - lo + span - 1) / span;
-    LLVMValueRef *fns = calloc(k, sizeof *fns);
-    if (!fns)
-        abort();
-    for (size_t c = 0; c < k; c++) {
-        size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
-        fns[c] = write_chunk_fn(e, fn, "std_size", st, a, b);
-        define_size_node(e, st, fns[c], a, b, 0);
-    }
+    size_t k;
+    LLVMValueRef *fns = write_children(e, st, fn, true, lo, hi, &k);
     jit_begin_function(e, fn);
     LLVMValueRef v = LLVMGetParam(fn, 0), acc = jit_i64(e, base);
     for (size_t c = 0; c < k; c++)
@@ -369,22 +385,14 @@ static void define_write_node(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef
         define_write_range(e, st, fn, lo, hi, header_too);
         return;
     }
-    size_t span = write_span(lo, hi), k = (hi - lo + span - 1) / span;
-    LLVMValueRef *fns = calloc(k, sizeof *fns);
-    if (!fns)
-        abort();
-    for (size_t c = 0; c < k; c++) {
-        size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
-        fns[c] = write_chunk_fn(e, fn, "std_write", st, a, b);
-        define_write_node(e, st, fns[c], a, b, false);
-    }
+    size_t k;
+    LLVMValueRef *fns = write_children(e, st, fn, false, lo, hi, &k);
     jit_begin_function(e, fn);
     LLVMValueRef args[4];
     for (unsigned i = 0; i < 4; i++)
         args[i] = LLVMGetParam(fn, i);
     if (header_too) {
-        uint64_t header = (uint64_t)st->std_body_size | (uint64_t)st->type_number << 32;
-        jit_store_at(e, jit_i64(e, header), args[0], args[1]);
+        jit_store_at(e, jit_i64(e, body_header(st)), args[0], args[1]);
     }
     for (size_t c = 0; c < k; c++)
         args[2] = LLVMBuildCall2(e->b, LLVMGlobalGetValueType(fns[c]), fns[c], args, 4, "");
