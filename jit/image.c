@@ -520,15 +520,22 @@ static void add_type(jit_image *img, const fbe_ir_type *t)
     add_type(img, t->key);
 }
 
-/* By field array, then field count: the last of a run sharing one array is
- * the longest. */
-static int by_fields_then_count(const void *pa, const void *pb)
+/* A struct and its position in the schema, sorted by field array, then the
+ * longest first, then by position: the first of a run sharing one array is
+ * its longest user, the same one whatever the arrays' addresses. */
+typedef struct struct_at {
+    const fbe_ir_struct *st;
+    size_t at;
+} struct_at;
+
+static int by_fields_longest_first(const void *pa, const void *pb)
 {
-    const fbe_ir_struct *a = *(const fbe_ir_struct *const *)pa;
-    const fbe_ir_struct *b = *(const fbe_ir_struct *const *)pb;
-    if (a->fields != b->fields)
-        return (uintptr_t)a->fields < (uintptr_t)b->fields ? -1 : 1;
-    return a->field_count < b->field_count ? -1 : a->field_count > b->field_count;
+    const struct_at *a = pa, *b = pb;
+    if (a->st->fields != b->st->fields)
+        return (uintptr_t)a->st->fields < (uintptr_t)b->st->fields ? -1 : 1;
+    if (a->st->field_count != b->st->field_count)
+        return a->st->field_count > b->st->field_count ? -1 : 1;
+    return a->at < b->at ? -1 : a->at > b->at;
 }
 
 /* Phase 1: a global for every object, so that any pointer can be resolved. */
@@ -560,26 +567,6 @@ static void declare_package(jit_image *img, const fbe_ir_package *p)
             add_array(img, L_ENUM_VALUE, fl->values, fl->value_count, sizeof *fl->values,
                       "flags.values", fl->c_name);
     }
-    /* A struct that is its base's heir shares the base's field array
-     * (ir/resolve.c): one global per array, as long as its longest user. */
-    const fbe_ir_struct **by_fields = p->struct_count ? malloc(sizeof *by_fields * p->struct_count)
-                                                      : NULL;
-    if (p->struct_count && !by_fields) {
-        fail(img, "out of memory");
-        return;
-    }
-    for (size_t i = 0; i < p->struct_count; i++)
-        by_fields[i] = p->structs[i];
-    if (p->struct_count)
-        qsort(by_fields, p->struct_count, sizeof *by_fields, by_fields_then_count);
-    for (size_t i = 0; i < p->struct_count; i++) {
-        const fbe_ir_struct *st = by_fields[i];
-        bool longest = i + 1 == p->struct_count || by_fields[i + 1]->fields != st->fields;
-        if (st->field_count && longest)
-            add_array(img, L_FIELD, st->fields, st->field_count, sizeof *st->fields,
-                      "struct.fields", st->c_name);
-    }
-    free(by_fields);
     for (size_t i = 0; i < p->struct_count; i++) {
         const fbe_ir_struct *st = p->structs[i];
         put(img, st,
@@ -591,6 +578,50 @@ static void declare_package(jit_image *img, const fbe_ir_package *p)
         for (size_t f = 0; f < st->field_count; f++)
             add_type(img, st->fields[f].type);
     }
+}
+
+/* A struct that is its base's heir shares the base's field array
+ * (ir/resolve.c), and so does the image: one global per array, as long as its
+ * longest user, so a chain of N levels of F fields is N*F records, not N*N*F/2.
+ * Grouped over the whole schema, not per package, so that an array shared
+ * across packages would be shared too rather than registered twice. */
+static void declare_field_arrays(jit_image *img)
+{
+    size_t np = fbe_schema_package_count(img->schema), n = 0;
+    for (size_t i = 0; i < np; i++)
+        n += fbe_schema_package(img->schema, i)->struct_count;
+    if (!n)
+        return;
+    struct_at *sorted = malloc(sizeof *sorted * n);
+    const fbe_ir_struct **longest = calloc(n, sizeof *longest);
+    if (!sorted || !longest) {
+        free(sorted);
+        free(longest);
+        fail(img, "out of memory");
+        return;
+    }
+    n = 0;
+    for (size_t i = 0; i < np; i++) {
+        const fbe_ir_package *p = fbe_schema_package(img->schema, i);
+        for (size_t k = 0; k < p->struct_count; k++, n++)
+            sorted[n] = (struct_at){p->structs[k], n};
+    }
+    qsort(sorted, n, sizeof *sorted, by_fields_longest_first);
+    for (size_t i = 0; i < n; i++) {
+        const fbe_ir_struct *st = sorted[i].st;
+        if (st->field_count && (i == 0 || sorted[i - 1].st->fields != st->fields))
+            longest[sorted[i].at] = st;
+    }
+    /* Declared in schema order: the object's bytes do not depend on where the
+     * compiler's allocator put the arrays. */
+    for (size_t i = 0; i < n; i++) {
+        const fbe_ir_struct *st = longest[i];
+        if (st)
+            add_array(img, L_FIELD, st->fields, st->field_count, sizeof *st->fields,
+                      "struct.fields", st->c_name);
+    }
+    free(sorted);
+    free(longest);
 }
 
 /* Phase 2: the initializers. */
@@ -870,8 +901,10 @@ static void init_struct(jit_image *img, const fbe_ir_struct *st)
         return;
     }
     LLVMValueRef fields_g = st->field_count ? array_global(img, st->fields) : NULL;
-    /* A shared field array is initialized once, by its longest user. */
-    if (fields_g && LLVMGetArrayLength2(LLVMGlobalGetValueType(fields_g)) == st->field_count) {
+    /* A shared field array is initialized once, by its longest user (the first
+     * of them: an heir without fields of its own is as long as its base). */
+    if (fields_g && LLVMGetArrayLength2(LLVMGlobalGetValueType(fields_g)) == st->field_count &&
+        !LLVMGetInitializer(fields_g)) {
         for (size_t i = 0; i < st->field_count; i++)
             v[i] = field_value(img, &st->fields[i]);
         set_init(fields_g, LLVMConstArray2(img->t[L_FIELD], v, st->field_count));
@@ -976,6 +1009,8 @@ jit_image *jit_image_create(jit_emit *e, const fbe_schema *schema, char *err, si
     size_t np = fbe_schema_package_count(schema);
     for (size_t i = 0; i < np && !img->failed; i++)
         declare_package(img, fbe_schema_package(schema, i));
+    if (!img->failed)
+        declare_field_arrays(img);
     for (size_t i = 0; i < np && !img->failed; i++)
         init_package(img, fbe_schema_package(schema, i));
     for (size_t i = 0; i < img->type_count && !img->failed; i++)

@@ -8,6 +8,9 @@
  *
  * References between IR objects (a field's owner, a struct's package, a type's
  * enum) are compared by name; owned objects (fields, types, values) deeply.
+ * Field arrays are shared exactly where the IR shares them (a base and its
+ * heirs, ir/resolve.c): two structs' image `fields` are the same pointer if
+ * and only if their IR `fields` are.
  * Prints one line per difference; exits 1 if there was any. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,6 +224,30 @@ static void cmp_package(const fbe_ir_package *a, const fbe_ir_package *b)
             cmp_struct(a->structs[i], b->structs[i]);
 }
 
+/* Every struct with fields, source and image side by side. */
+typedef struct struct_pair {
+    const fbe_ir_struct *src, *img;
+} struct_pair;
+
+static unsigned shared_pairs;
+
+/* The golden schemas have a few dozen structs: every pair is checked. */
+static void cmp_sharing(const struct_pair *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            bool src_shared = s[i].src->fields == s[j].src->fields;
+            compared++;
+            if (src_shared != (s[i].img->fields == s[j].img->fields)) {
+                char where[512];
+                snprintf(where, sizeof where, "%s/%s", s[i].src->full_name, s[j].src->full_name);
+                diff(where, src_shared ? "fields (shared in the IR, not in the image)"
+                                       : "fields (copies in the IR, shared in the image)");
+            }
+            shared_pairs += src_shared;
+        }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -247,10 +274,22 @@ int main(int argc, char **argv)
     if (img->package_count != np || !img->root || !same_str(img->root->name, fbe_schema_root(schema)->name) ||
         img->packages[np - 1] != img->root)
         diff("image", "packages/root");
-    size_t k = 0;
+    size_t k = 0, total = 0, paired = 0;
+    for (size_t i = 0; i < np; i++)
+        total += fbe_schema_package(schema, i)->struct_count;
+    struct_pair *pairs = calloc(total + 1, sizeof *pairs);
+    if (!pairs) {
+        fprintf(stderr, "aot_image_check: out of memory\n");
+        return 1;
+    }
     for (size_t i = 0; i < np && i < img->package_count; i++) {
         const fbe_ir_package *src = fbe_schema_package(schema, i);
         cmp_package(img->packages[i], src);
+        if (img->packages[i]->struct_count == src->struct_count)
+            for (size_t j = 0; j < src->struct_count; j++)
+                if (src->structs[j]->field_count &&
+                    img->packages[i]->structs[j]->field_count == src->structs[j]->field_count)
+                    pairs[paired++] = (struct_pair){src->structs[j], img->packages[i]->structs[j]};
         /* The type table: every struct of every package, in package order, each
          * the image's own IR object. */
         for (size_t j = 0; j < src->struct_count; j++, k++) {
@@ -270,8 +309,11 @@ int main(int argc, char **argv)
     compared++;
     if (k != img->type_count)
         diff("image", "type_count");
+    cmp_sharing(pairs, paired);
+    free(pairs);
     fbe_schema_free(schema);
-    printf("aot_image_check %s: %u members compared, %u differ\n", STR(AOT_PACKAGE), compared,
-           differences);
+    printf("aot_image_check %s: %u members compared, %u differ; %u pairs of structs share a "
+           "field array\n",
+           STR(AOT_PACKAGE), compared, differences, shared_pairs);
     return differences ? 1 : 0;
 }

@@ -340,6 +340,10 @@ static void test_image_equals_ir(void **state)
         expect_status(fmt("'%s' '%s/%s.fbe' '%s'", exe, schemas_dir(), pkg, schemas_dir()), 0,
                       &out);
         print_message("%s", out);
+        /* StructSimple <- StructOptional <- StructNested share one field array:
+         * the sharing check has something to check. */
+        if (strcmp(pkg, "test") == 0)
+            assert_null(strstr(out, " 0 pairs of structs share"));
         free(out);
     }
 }

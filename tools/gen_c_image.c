@@ -7,7 +7,14 @@
  * _enums, _flags, _structs; ir_e<k>/ir_e<k>_v (enums and their values),
  * ir_g<k>/ir_g<k>_v (flags), ir_s<k>/ir_s<k>_f/ir_s<k>_r (struct k of the
  * codec's type table, its fields and rejects), ir_t<k> (type nodes, in the
- * order jit/image.c discovers them), ir_packages. */
+ * order jit/image.c discovers them), ir_packages.
+ *
+ * Structs that share one IR field array (ir/resolve.c: a base's first derived
+ * struct, its heir, appends its fields to the base's array) share one image
+ * array too, named after and as long as its longest user; the others'
+ * ir_s<k>_f is a macro for it, so the code that names a struct's fields needs
+ * no exception. A chain of N levels of F fields is then N*F field records, not
+ * N*N*F/2 (docs/aot.md, "The image"). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -21,6 +28,76 @@
 
 /* ---- the object tables ----------------------------------------------------------- */
 
+/* Host pointer -> index, open addressing: every field refers to its type and
+ * owner, so a linear search per reference would be quadratic in the schema. */
+typedef struct ptr_index {
+    const void **keys;
+    size_t *vals;
+    size_t cap, count;
+} ptr_index;
+
+static size_t hash_ptr(const void *p)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (size_t)x;
+}
+
+static size_t index_get(const ptr_index *m, const void *p)
+{
+    if (!m->cap || !p)
+        return (size_t)-1;
+    for (size_t j = hash_ptr(p) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
+        if (m->keys[j] == p)
+            return m->vals[j];
+    return (size_t)-1;
+}
+
+static bool index_put(ptr_index *m, const void *p, size_t v)
+{
+    if ((m->count + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 256;
+        const void **keys = calloc(cap, sizeof *keys);
+        size_t *vals = calloc(cap, sizeof *vals);
+        if (!keys || !vals) {
+            free(keys);
+            free(vals);
+            return false;
+        }
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->keys[i])
+                continue;
+            size_t j = hash_ptr(m->keys[i]) & (cap - 1);
+            while (keys[j])
+                j = (j + 1) & (cap - 1);
+            keys[j] = m->keys[i];
+            vals[j] = m->vals[i];
+        }
+        free(m->keys);
+        free(m->vals);
+        m->keys = keys;
+        m->vals = vals;
+        m->cap = cap;
+    }
+    size_t j = hash_ptr(p) & (m->cap - 1);
+    while (m->keys[j] && m->keys[j] != p)
+        j = (j + 1) & (m->cap - 1);
+    if (!m->keys[j])
+        m->count++;
+    m->keys[j] = p;
+    m->vals[j] = v;
+    return true;
+}
+
+static void index_free(ptr_index *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
 typedef struct objs {
     const fbe_ir_enum **enums;
     size_t enum_count;
@@ -28,9 +105,26 @@ typedef struct objs {
     size_t flags_count;
     const fbe_ir_type **types;
     size_t type_count, type_cap;
+    ptr_index type_index, struct_index;
+    /* fields_of[k]: the struct whose ir_s<j>_f holds struct k's fields (k
+     * itself unless it shares another's array); seen[j]: how many records of
+     * that array collect() has walked. */
+    size_t *fields_of, *seen;
 } objs;
 
 static objs O;
+
+static void objs_free(void)
+{
+    free(O.enums);
+    free(O.flags);
+    free(O.types);
+    index_free(&O.type_index);
+    index_free(&O.struct_index);
+    free(O.fields_of);
+    free(O.seen);
+    memset(&O, 0, sizeof O);
+}
 
 static size_t find(const void *const *items, size_t n, const void *p)
 {
@@ -42,7 +136,7 @@ static size_t find(const void *const *items, size_t n, const void *p)
 
 static void add_type(gc *g, const fbe_ir_type *t)
 {
-    if (!t || find((const void *const *)O.types, O.type_count, t) != (size_t)-1)
+    if (!t || index_get(&O.type_index, t) != (size_t)-1)
         return;
     if (O.type_count == O.type_cap) {
         size_t cap = O.type_cap ? O.type_cap * 2 : 64;
@@ -54,9 +148,69 @@ static void add_type(gc *g, const fbe_ir_type *t)
         O.types = n;
         O.type_cap = cap;
     }
+    if (!index_put(&O.type_index, t, O.type_count)) {
+        gc_error(g, "out of memory");
+        return;
+    }
     O.types[O.type_count++] = t;
     add_type(g, t->elem);
     add_type(g, t->key);
+}
+
+static size_t struct_k(const fbe_ir_struct *st)
+{
+    return index_get(&O.struct_index, st);
+}
+
+/* qsort has no context argument: the struct table being sorted. */
+static const fbe_ir_struct *const *O_sort_structs;
+
+/* By field array, the longest user first, then by type-table order: the first
+ * of a run sharing one array names it. */
+static int by_fields(const void *pa, const void *pb)
+{
+    const fbe_ir_struct *a = O_sort_structs[*(const size_t *)pa];
+    const fbe_ir_struct *b = O_sort_structs[*(const size_t *)pb];
+    size_t ka = *(const size_t *)pa, kb = *(const size_t *)pb;
+    if (a->fields != b->fields)
+        return (uintptr_t)a->fields < (uintptr_t)b->fields ? -1 : 1;
+    if (a->field_count != b->field_count)
+        return a->field_count > b->field_count ? -1 : 1;
+    return ka < kb ? -1 : ka > kb;
+}
+
+static void share_field_arrays(gc *g)
+{
+    size_t n = g->struct_count;
+    size_t *order = malloc(sizeof *order * (n + 1));
+    O.fields_of = malloc(sizeof *O.fields_of * (n + 1));
+    O.seen = calloc(n + 1, sizeof *O.seen);
+    if (!order || !O.fields_of || !O.seen) {
+        free(order);
+        gc_error(g, "out of memory");
+        return;
+    }
+    for (size_t k = 0; k < n; k++) {
+        order[k] = k;
+        O.fields_of[k] = k;
+        if (!index_put(&O.struct_index, g->structs[k], k)) {
+            free(order);
+            gc_error(g, "out of memory");
+            return;
+        }
+    }
+    O_sort_structs = g->structs;
+    qsort(order, n, sizeof *order, by_fields);
+    O_sort_structs = NULL;
+    /* Only structs with fields: an empty struct's image has no array (NULL). */
+    for (size_t i = 0, run = 0; i < n; i++) {
+        const fbe_ir_struct *st = g->structs[order[i]];
+        if (i == 0 || st->fields != g->structs[order[run]]->fields)
+            run = i;
+        if (st->field_count)
+            O.fields_of[order[i]] = order[run];
+    }
+    free(order);
 }
 
 static void collect(gc *g)
@@ -66,25 +220,37 @@ static void collect(gc *g)
         ne += fbe_schema_package(g->schema, i)->enum_count;
         nf += fbe_schema_package(g->schema, i)->flags_count;
     }
-    free(O.enums);
-    free(O.flags);
-    free(O.types);
-    memset(&O, 0, sizeof O);
+    objs_free();
     O.enums = calloc(ne + 1, sizeof *O.enums);
     O.flags = calloc(nf + 1, sizeof *O.flags);
     if (!O.enums || !O.flags) {
         gc_error(g, "out of memory");
         return;
     }
+    share_field_arrays(g);
+    if (g->failed)
+        return;
     for (size_t i = 0; i < np; i++) {
         const fbe_ir_package *p = fbe_schema_package(g->schema, i);
         for (size_t k = 0; k < p->enum_count; k++)
             O.enums[O.enum_count++] = p->enums[k];
         for (size_t k = 0; k < p->flags_count; k++)
             O.flags[O.flags_count++] = p->flags[k];
-        for (size_t k = 0; k < p->struct_count; k++)
-            for (size_t f = 0; f < p->structs[k]->field_count; f++)
-                add_type(g, p->structs[k]->fields[f].type);
+        /* A shared array's prefix was walked for an earlier user: the types
+         * come out in the same order, each record visited once. */
+        for (size_t k = 0; k < p->struct_count; k++) {
+            const fbe_ir_struct *st = p->structs[k];
+            size_t at = struct_k(st);
+            if (at == (size_t)-1) {
+                gc_error(g, "IR image: struct %s is not part of the schema", st->full_name);
+                return;
+            }
+            size_t *seen = &O.seen[O.fields_of[at]];
+            for (size_t f = *seen; f < st->field_count; f++)
+                add_type(g, st->fields[f].type);
+            if (st->field_count > *seen)
+                *seen = st->field_count;
+        }
     }
 }
 
@@ -168,7 +334,7 @@ static void ref_struct(gc *g, const fbe_ir_struct *st)
         gc_printf(g, "NULL");
         return;
     }
-    size_t k = gc_struct_index(g, st);
+    size_t k = struct_k(st);
     if (k == (size_t)-1)
         gc_error(g, "IR image: struct %s is not part of the schema", st->full_name);
     gc_printf(g, "&ir_s%zu", k);
@@ -180,7 +346,7 @@ static void ref_type(gc *g, const fbe_ir_type *t)
         gc_printf(g, "NULL");
         return;
     }
-    size_t k = find((const void *const *)O.types, O.type_count, t);
+    size_t k = index_get(&O.type_index, t);
     if (k == (size_t)-1)
         gc_error(g, "IR image: a type is not part of the schema");
     gc_printf(g, "&ir_t%zu", k);
@@ -191,6 +357,8 @@ static void ref_type(gc *g, const fbe_ir_type *t)
 void gc_emit_image_decls(gc *g)
 {
     collect(g);
+    if (g->failed)
+        return;
     size_t np = fbe_schema_package_count(g->schema);
     gc_printf(g, "\n/* ---- the IR image (fbe/ir.h as constant data) ---- */\n\n");
     for (size_t i = 0; i < np; i++) {
@@ -223,8 +391,11 @@ void gc_emit_image_decls(gc *g)
     for (size_t k = 0; k < g->struct_count; k++) {
         const fbe_ir_struct *st = g->structs[k];
         gc_printf(g, "static const fbe_ir_struct ir_s%zu; /* %s */\n", k, st->full_name);
-        if (st->field_count)
+        if (st->field_count && O.fields_of[k] == k)
             gc_printf(g, "static const fbe_ir_field ir_s%zu_f[%zu];\n", k, st->field_count);
+        else if (st->field_count)
+            gc_printf(g, "#define ir_s%zu_f ir_s%zu_f /* the same field array */\n", k,
+                      O.fields_of[k]);
         if (st->reject_count)
             gc_printf(g, "static const fbe_ir_reject ir_s%zu_r[%zu];\n", k, st->reject_count);
     }
@@ -323,7 +494,7 @@ static void struct_def(gc *g, size_t k)
     gc_printf(g, ",\n    .base_depth = %" PRIu32 "u,\n    .value_height = %" PRIu32 "u",
               st->base_depth, st->value_height);
     if (st->field_count)
-        gc_printf(g, ",\n    .fields = ir_s%zu_f", k);
+        gc_printf(g, ",\n    .fields = ir_s%zu_f", O.fields_of[k]);
     gc_printf(g, ",\n    .field_count = %zu,\n    .own_field_start = %zu,\n", st->field_count,
               st->own_field_start);
     gc_printf(g,
@@ -338,7 +509,7 @@ static void struct_def(gc *g, size_t k)
     gc_printf(g, ",\n    .reject_count = %zu,\n", st->reject_count);
     loc(g, &st->loc);
     gc_printf(g, "};\n");
-    if (st->field_count) {
+    if (st->field_count && O.fields_of[k] == k) {
         gc_printf(g, "static const fbe_ir_field ir_s%zu_f[%zu] = {\n", k, st->field_count);
         for (size_t i = 0; i < st->field_count; i++)
             field_def(g, &st->fields[i]);
@@ -402,6 +573,8 @@ static void ptr_array(gc *g, const char *type, const char *name, size_t i, const
 
 void gc_emit_image(gc *g)
 {
+    if (g->failed)
+        return;
     size_t np = fbe_schema_package_count(g->schema);
     const fbe_ir_package **pk = calloc(np + 1, sizeof *pk);
     if (!pk) {
@@ -516,8 +689,5 @@ void gc_emit_image_tail(gc *g)
               "    return fbe_aot_codec_create(&%s_aot_image, status);\n"
               "}\n",
               prefix, prefix, prefix);
-    free(O.enums);
-    free(O.flags);
-    free(O.types);
-    memset(&O, 0, sizeof O);
+    objs_free();
 }
