@@ -10,9 +10,16 @@
  *     and the decoded value (fbe_print, also after a failure) agree;
  *   - the golden buffers decoded with max_depth 1..4, with a small arena
  *     limit (NOMEM) and with small decode budgets (MEMORY_LIMIT) agree, the
- *     arena's total included.
+ *     arena's total included;
+ *   - package hc (HC_SCHEMA, written by test_static: inheritance chains, a
+ *     base's second derived struct, whose fields are a copy, fixed and
+ *     non-fixed levels) has no golden rows: the same mutations of its random
+ *     values. Derived structs run their base's code for inherited fields, so
+ *     a failure there must still name the derived struct and ITS field: every
+ *     report's field is checked to be &type->fields[index] of the type the
+ *     codec reports, the static image's struct of that name.
  *
- *   static_diff GOLDEN_DIR VALUES_PER_TYPE
+ *   static_diff GOLDEN_DIR VALUES_PER_TYPE HC_SCHEMA
  * Prints one line per divergence (at most 40) and a summary; exits 1 if any. */
 #include <inttypes.h>
 #include <limits.h>
@@ -29,20 +36,26 @@ fbe_codec *fbe_enums_codec_create(fbe_status *status);
 fbe_codec *fbe_proto_codec_create(fbe_status *status);
 fbe_codec *fbe_protoex_codec_create(fbe_status *status);
 fbe_codec *fbe_test_codec_create(fbe_status *status);
+fbe_codec *fbe_hc_codec_create(fbe_status *status);
 
 static const struct {
     const char *name;
     fbe_codec *(*create)(fbe_status *);
-} packages[] = {{"enums", fbe_enums_codec_create},
-                {"proto", fbe_proto_codec_create},
-                {"protoex", fbe_protoex_codec_create},
-                {"test", fbe_test_codec_create}};
+    bool generated; /* not a golden schema: HC_SCHEMA, no golden rows */
+} packages[] = {{"enums", fbe_enums_codec_create, false},
+                {"proto", fbe_proto_codec_create, false},
+                {"protoex", fbe_protoex_codec_create, false},
+                {"test", fbe_test_codec_create, false},
+                {"hc", fbe_hc_codec_create, true}};
 
 #define MAX_TRUNCATIONS 300
 #define MAX_FLIPS 400
 
 static const char *golden;
 static unsigned long checks, failures;
+/* verify failures in an inherited field of a struct whose fields are a copy
+ * of its base's (not its base's heir), by both codecs alike */
+static unsigned long copy_failures;
 /* fbe_decode_options.max_memory of compare_read's decodes (0: the default budget) */
 static size_t read_budget;
 
@@ -85,6 +98,7 @@ static uint8_t *read_all(const char *rel, size_t *len)
 
 typedef struct pair {
     const fbe_type *t[2]; /* [0] interpreter, [1] static */
+    const fbe_codec *c[2];
 } pair;
 
 static char *print_value(const fbe_type *t, const void *v, size_t *n)
@@ -182,6 +196,22 @@ static void compare_read(const pair *p, fbe_model m, const uint8_t *src, size_t 
                 m ? "final" : "std", fbe_status_name(vs[0]), vi[0].offset, sname(vi[0].type),
                 fname(vi[0].field), fbe_status_name(vs[1]), vi[1].offset, sname(vi[1].type),
                 fname(vi[1].field));
+    /* The reported struct is the codec's own one of that name, and the field
+     * is one of ITS fields (not the base's array that the code ran on). */
+    for (int b = 0; b < 2 && vs[b] != FBE_OK && vi[b].type && arena_limit == 0; b++) {
+        const fbe_type *own = fbe_codec_type(p->c[b], vi[b].type->full_name);
+        if (!own || own->ir != vi[b].type ||
+            (vi[b].field && (vi[b].field->index >= vi[b].type->field_count ||
+                             vi[b].field != &vi[b].type->fields[vi[b].field->index])))
+            diverge(tn, label, "%s verify (%s): %s reported %s.%s, not a field of its own struct",
+                    m ? "final" : "std", b ? "static" : "interp", fbe_status_name(vs[b]),
+                    sname(vi[b].type), fname(vi[b].field));
+    }
+    const fbe_ir_struct *rs = vi[0].type;
+    if (vs[0] != FBE_OK && vs[0] == vs[1] && rs && vi[0].field && rs->base &&
+        rs->fields != rs->base->fields && vi[0].field->index < rs->own_field_start &&
+        vi[1].field && vi[1].field->index == vi[0].field->index)
+        copy_failures++;
     fbe_arena arena[2];
     void *value[2];
     fbe_status ds[2];
@@ -293,7 +323,9 @@ static void mutate(const pair *p, fbe_model m, const uint8_t *buf, size_t n, con
 
 /* ---- random values ----------------------------------------------------------------------- */
 
-static void random_values(const pair *p, unsigned long count)
+/* mutations: also every truncation and byte flips of the first values'
+ * buffers (a package without golden rows) */
+static void random_values(const pair *p, unsigned long count, bool mutations)
 {
     const fbe_ir_struct *ir = p->t[0]->ir;
     size_t hs = (ir->host_size + 15) / 16 * 16;
@@ -327,6 +359,8 @@ static void random_values(const pair *p, unsigned long count)
                 diverge(ir->full_name, label, "size %zu but %zu bytes written", sz[1], out[1].size);
             compare_read(p, (fbe_model)m, out[0].data, out[0].size, 0, 0,
                          (unsigned)(i & 1) * FBE_DECODE_BORROW, label);
+            if (mutations && i < 3 && out[0].size)
+                mutate(p, (fbe_model)m, out[0].data, out[0].size, label);
             fbe_buffer_free(&out[0]);
             fbe_buffer_free(&out[1]);
         }
@@ -375,7 +409,7 @@ static void golden_rows(fbe_codec *interp, fbe_codec *sc, const char *pkg)
             continue;
         char full[256];
         snprintf(full, sizeof full, "%s.%s", pkg, col[2]);
-        pair p = {{fbe_codec_type(interp, full), fbe_codec_type(sc, full)}};
+        pair p = {{fbe_codec_type(interp, full), fbe_codec_type(sc, full)}, {interp, sc}};
         if (!p.t[0] || !p.t[1]) {
             diverge(full, col[3], "type missing in a codec");
             continue;
@@ -399,8 +433,8 @@ static void golden_rows(fbe_codec *interp, fbe_codec *sc, const char *pkg)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s GOLDEN_DIR VALUES_PER_TYPE\n", argv[0]);
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s GOLDEN_DIR VALUES_PER_TYPE HC_SCHEMA\n", argv[0]);
         return 2;
     }
     golden = argv[1];
@@ -411,7 +445,10 @@ int main(int argc, char **argv)
     fbe_schema_options so = {.include_dirs = inc, .include_dir_count = 1};
     for (size_t i = 0; i < sizeof packages / sizeof *packages; i++) {
         char path[1200];
-        snprintf(path, sizeof path, "%s/%s.fbe", schemas, packages[i].name);
+        if (packages[i].generated)
+            snprintf(path, sizeof path, "%s", argv[3]);
+        else
+            snprintf(path, sizeof path, "%s/%s.fbe", schemas, packages[i].name);
         fbe_schema *schema = fbe_schema_load(path, &so, NULL);
         fbe_codec *interp = schema ? fbe_interp_create(schema, NULL, NULL) : NULL;
         fbe_status st = FBE_OK;
@@ -424,20 +461,23 @@ int main(int argc, char **argv)
         unsigned long before = checks;
         for (size_t k = 0; k < img->type_count; k++) {
             pair p = {{fbe_codec_type(interp, img->types[k].ir->full_name),
-                       fbe_codec_type_of(sc, img->types[k].ir)}};
+                       fbe_codec_type_of(sc, img->types[k].ir)},
+                      {interp, sc}};
             if (!p.t[0] || !p.t[1]) {
                 diverge(img->types[k].ir->full_name, "setup", "type missing in a codec");
                 continue;
             }
-            random_values(&p, count);
+            random_values(&p, count, packages[i].generated);
         }
-        golden_rows(interp, sc, packages[i].name);
+        if (!packages[i].generated)
+            golden_rows(interp, sc, packages[i].name);
         printf("static_diff %s: %zu types, %lu checks\n", packages[i].name, img->type_count,
                checks - before);
         fbe_codec_free(sc);
         fbe_codec_free(interp);
         fbe_schema_free(schema);
     }
+    printf("static_diff: %lu verify failures in the inherited fields of a copy\n", copy_failures);
     printf("static_diff: %lu checks, %lu divergences\n", checks, failures);
     return failures ? 1 : 0;
 }

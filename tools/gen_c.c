@@ -75,6 +75,11 @@ size_t gc_struct_index(const gc *g, const fbe_ir_struct *st)
     return (size_t)-1;
 }
 
+const fbe_ir_struct *gc_shared_base(const fbe_ir_struct *st)
+{
+    return st->base && st->own_field_start ? st->base : NULL;
+}
+
 /* Same code for both: the same shape, the same structs, enums and sizes. */
 static bool same_type(const fbe_ir_type *a, const fbe_ir_type *b)
 {
@@ -205,11 +210,13 @@ bool fbe_gen_c(const fbe_schema *schema, unsigned max_depth, FILE *out)
     for (size_t i = 0; i < np; i++)
         total += fbe_schema_package(schema, i)->struct_count;
     g.structs = calloc(total + 1, sizeof *g.structs);
+    g.is_base = calloc(total + 1, sizeof *g.is_base);
     char *text = NULL;
     size_t len = 0;
-    g.out = g.structs ? open_memstream(&text, &len) : NULL;
+    g.out = g.structs && g.is_base ? open_memstream(&text, &len) : NULL;
     if (!g.out) {
         fprintf(stderr, "fbec c: out of memory\n");
+        free(g.is_base);
         free(g.structs);
         fbe_codec_free(interp);
         return false;
@@ -224,8 +231,17 @@ bool fbe_gen_c(const fbe_schema *schema, unsigned max_depth, FILE *out)
         if (fbe_codec_type_of(interp, g.structs[i]) != &interp->types[i])
             gc_error(&g, "the struct table differs from the codec's (struct %s)",
                      g.structs[i]->full_name);
+    for (size_t i = 0; i < g.struct_count; i++) {
+        const fbe_ir_struct *b = gc_shared_base(g.structs[i]);
+        size_t kb = b ? gc_struct_index(&g, b) : (size_t)-1;
+        if (b && kb == (size_t)-1)
+            gc_error(&g, "the base of struct %s is not in the struct table", g.structs[i]->full_name);
+        else if (b)
+            g.is_base[kb] = true;
+    }
+    /* inherited fields' types are their base's, registered with it */
     for (size_t i = 0; i < g.struct_count; i++)
-        for (size_t f = 0; f < g.structs[i]->field_count; f++)
+        for (size_t f = g.structs[i]->own_field_start; f < g.structs[i]->field_count; f++)
             register_type(&g, g.structs[i]->fields[f].type);
 
     g.frozen = true;
@@ -249,6 +265,7 @@ bool fbe_gen_c(const fbe_schema *schema, unsigned max_depth, FILE *out)
     }
     free(text);
     free(g.nodes);
+    free(g.is_base);
     free(g.structs);
     fbe_codec_free(interp);
     return ok;

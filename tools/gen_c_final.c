@@ -11,6 +11,13 @@
  *                             and the copy once bounds and depth are known good
  *   t<n>_fsize, t<n>_fwrite, t<n>_fv, t<n>_fd, t<n>_fcopy likewise per node.
  *
+ * A derived struct emits only its own fields and calls its base's code for the
+ * inherited ones, which come first (no header in this model): s<b>_fwrite,
+ * s<b>_fcopy and s<b>_fdfields as they are (a fixed base gets an fdfields
+ * too), and for a struct that is a base s<k>_fsizef (the sum up to its last
+ * non-fixed field, the trailing fixed bytes being a constant), s<k>_fvf and
+ * s<k>_fvdepthf (errors reported against the struct the caller reads).
+ *
  * The checks are the interpreter's field-by-field walk: a run of fixed fields
  * that can only fail their bounds is checked once, and when that fails a cold
  * helper finds the field a field-by-field walk would report (and, when
@@ -177,13 +184,23 @@ void gc_emit_final_decls(gc *g)
                      "unsigned depth);\n", k);
         gc_printf(g, "static SC_UNUSED const uint8_t *s%zu_fd(sc_frd *r, const uint8_t *p, "
                      "uint8_t *dst, unsigned depth);\n", k);
-        if (g->structs[k]->final_fixed) {
+        bool fixed = g->structs[k]->final_fixed, base = g->is_base[k];
+        if (fixed) {
             gc_printf(g, "static SC_UNUSED bool s%zu_fvdepth(sc_frd *r, const uint8_t *p, "
                          "unsigned depth);\n", k);
             gc_printf(g, "static SC_UNUSED void s%zu_fcopy(const uint8_t *p, uint8_t *dst);\n", k);
-        } else {
+        }
+        if (!fixed || base)
             gc_printf(g, "static SC_UNUSED const uint8_t *s%zu_fdfields(sc_frd *r, const uint8_t *p, "
                          "uint8_t *dst, unsigned depth);\n", k);
+        if (base) {
+            gc_printf(g, "static SC_UNUSED const uint8_t *s%zu_fvf(sc_frd *r, const uint8_t *p, "
+                         "unsigned depth, const fbe_ir_struct *rep);\n", k);
+            if (fixed)
+                gc_printf(g, "static SC_UNUSED bool s%zu_fvdepthf(sc_frd *r, const uint8_t *p, "
+                             "unsigned depth, const fbe_ir_struct *rep);\n", k);
+            else
+                gc_printf(g, "static SC_UNUSED uint64_t s%zu_fsizef(const uint8_t *h);\n", k);
         }
     }
     for (size_t n = 0; n < g->node_count; n++) {
@@ -246,18 +263,21 @@ static void copy_fields(gc *g, const fbe_ir_struct *st, size_t a, size_t b, cons
     }
 }
 
-static void struct_size(gc *g, size_t k)
+/* The fixed fields after st's last non-fixed one: bytes the size walk still
+ * adds at its end. */
+static uint64_t trailing_fixed(const fbe_ir_struct *st)
 {
-    const fbe_ir_struct *st = g->structs[k];
-    gc_printf(g, "/* %s: bytes of the fields */\nstatic uint64_t s%zu_fsize(const uint8_t *h)\n{\n",
-              st->full_name, k);
-    if (st->final_fixed) {
-        gc_printf(g, "    (void)h;\n    return %" PRIu32 ";\n}\n\n", st->final_size);
-        return;
-    }
-    gc_printf(g, "    uint64_t sum = 0;\n");
     uint64_t pre = 0;
-    for (size_t i = 0; i < st->field_count; i++) {
+    for (size_t i = st->field_count; i-- > 0 && st->fields[i].type->final_fixed;)
+        pre += st->fields[i].type->final_size;
+    return pre;
+}
+
+/* sum += the sizes of st's own fields; `sat` ends the walk past SC_SAT.
+ * `pre` is the fixed bytes not yet added; returns those left at the end. */
+static uint64_t size_fields(gc *g, const fbe_ir_struct *st, uint64_t pre, const char *sat)
+{
+    for (size_t i = st->own_field_start; i < st->field_count; i++) {
         const fbe_ir_field *f = &st->fields[i];
         if (f->type->final_fixed) {
             pre += f->type->final_size;
@@ -267,17 +287,65 @@ static void struct_size(gc *g, size_t k)
         snprintf(h, sizeof h, "h + %" PRIu32, f->host_offset);
         gc_printf(g, "    sum += %" PRIu64 " + ", pre);
         size_expr(g, f->type, h);
-        gc_printf(g, "; /* %s */\n    if (sum > SC_SAT)\n        return SC_SAT;\n", f->name);
+        gc_printf(g, "; /* %s */\n    if (sum > SC_SAT)\n        return %s;\n", f->name, sat);
         pre = 0;
     }
+    return pre;
+}
+
+/* The inherited fields' part of the size walk: a fixed base is a constant,
+ * else its s<k>_fsizef (the sum up to its last non-fixed field, UINT64_MAX
+ * past SC_SAT) plus its trailing fixed bytes. Returns the bytes not yet added. */
+static uint64_t size_base(gc *g, const fbe_ir_struct *st, const char *sat)
+{
+    const fbe_ir_struct *b = gc_shared_base(st);
+    if (!b)
+        return 0;
+    if (b->final_fixed)
+        return b->final_size;
+    gc_printf(g, "    sum = s%zu_fsizef(h); /* the inherited fields */\n"
+                 "    if (sum > SC_SAT)\n        return %s;\n",
+              gc_struct_index(g, b), sat);
+    return trailing_fixed(b);
+}
+
+static void struct_size(gc *g, size_t k)
+{
+    const fbe_ir_struct *st = g->structs[k];
+    if (g->is_base[k] && !st->final_fixed) {
+        gc_printf(g, "/* %s: bytes of the fields up to the last one that is not fixed;\n"
+                     " * UINT64_MAX past SC_SAT */\nstatic uint64_t s%zu_fsizef(const uint8_t *h)\n{\n"
+                     "    uint64_t sum = 0;\n",
+                  st->full_name, k);
+        uint64_t pre = size_base(g, st, "UINT64_MAX");
+        size_fields(g, st, pre, "UINT64_MAX");
+        gc_printf(g, "    return sum;\n}\n\n");
+    }
+    gc_printf(g, "/* %s: bytes of the fields */\nstatic uint64_t s%zu_fsize(const uint8_t *h)\n{\n",
+              st->full_name, k);
+    if (st->final_fixed) {
+        gc_printf(g, "    (void)h;\n    return %" PRIu32 ";\n}\n\n", st->final_size);
+        return;
+    }
+    if (g->is_base[k]) {
+        gc_printf(g, "    uint64_t sum = s%zu_fsizef(h);\n"
+                     "    return sum > SC_SAT ? SC_SAT : sum + %" PRIu64 ";\n}\n\n",
+                  k, trailing_fixed(st));
+        return;
+    }
+    gc_printf(g, "    uint64_t sum = 0;\n");
+    uint64_t pre = size_base(g, st, "SC_SAT");
+    pre = size_fields(g, st, pre, "SC_SAT");
     gc_printf(g, "    return sum + %" PRIu64 ";\n}\n\n", pre);
 }
 
 static void struct_write(gc *g, size_t k)
 {
-    const fbe_ir_struct *st = g->structs[k];
+    const fbe_ir_struct *st = g->structs[k], *b = gc_shared_base(st);
     gc_printf(g, "static uint8_t *s%zu_fwrite(const uint8_t *h, uint8_t *w)\n{\n    (void)h;\n", k);
-    for (size_t i = 0; i < st->field_count;) {
+    if (b) /* no header in the final model: the base's fields come first */
+        gc_printf(g, "    w = s%zu_fwrite(h, w); /* the inherited fields */\n", gc_struct_index(g, b));
+    for (size_t i = st->own_field_start; i < st->field_count;) {
         const fbe_ir_field *f = &st->fields[i];
         size_t j = plain_run(st, i);
         if (j > i) {
@@ -299,9 +367,37 @@ static void struct_write(gc *g, size_t k)
     gc_printf(g, "    return w;\n}\n\n");
 }
 
+static bool any_height(const fbe_ir_struct *st)
+{
+    for (size_t i = 0; i < st->field_count; i++)
+        if (gc_height(st->fields[i].type))
+            return true;
+    return false;
+}
+
+/* The depth walk of a fixed struct's own fields at p (reported against rt,
+ * field array rf), after the inherited ones. */
+static void fvdepth_fields(gc *g, const fbe_ir_struct *st, const char *rt, const char *rf)
+{
+    const fbe_ir_struct *b = gc_shared_base(st);
+    if (b && any_height(b))
+        gc_printf(g, "    if (!s%zu_fvdepthf(r, p, depth, %s))\n        return false;\n",
+                  gc_struct_index(g, b), rt);
+    uint64_t off = b ? b->final_size : 0;
+    for (size_t i = st->own_field_start; i < st->field_count; i++) {
+        const fbe_ir_type *t = st->fields[i].type;
+        if (gc_height(t))
+            gc_printf(g,
+                      "    if (!s%zu_fvdepth(r, p + %" PRIu64 ", depth + 1)) {\n"
+                      "        sc_fnote(r, %s, &%s[%zu]);\n        return false;\n    }\n",
+                      gc_struct_index(g, gc_first_level(t)), off, rt, rf, i);
+        off += t->final_size;
+    }
+}
+
 static void struct_fixed(gc *g, size_t k)
 {
-    const fbe_ir_struct *st = g->structs[k];
+    const fbe_ir_struct *st = g->structs[k], *b = gc_shared_base(st);
     uint32_t fixed_depth = 1 + gc_struct_height(st);
     gc_printf(g,
               "/* %s (fixed, %" PRIu32 " bytes, %" PRIu32 " struct levels) */\n"
@@ -313,28 +409,43 @@ static void struct_fixed(gc *g, size_t k)
               "    return p + %" PRIu32 ";\n}\n\n",
               st->full_name, st->final_size, fixed_depth, k, st->final_size, fixed_depth - 1, k,
               st->final_size);
+    char rt[32], rf[32];
+    snprintf(rt, sizeof rt, "&ir_s%zu", k);
+    snprintf(rf, sizeof rf, "ir_s%zu_f", k);
+    if (g->is_base[k]) {
+        gc_printf(g,
+                  "/* the depth walk of the fields of %s, reported against rep */\n"
+                  "static SC_COLD bool s%zu_fvdepthf(sc_frd *r, const uint8_t *p, unsigned depth,\n"
+                  "                                const fbe_ir_struct *rep)\n{\n"
+                  "    (void)r;\n    (void)p;\n    (void)depth;\n    (void)rep;\n",
+                  st->full_name, k);
+        fvdepth_fields(g, st, "rep", "rep->fields");
+        gc_printf(g, "    return true;\n}\n\n");
+    }
     /* where the levels are too deep: the interpreter's pre-order walk */
     gc_printf(g,
               "static SC_COLD bool s%zu_fvdepth(sc_frd *r, const uint8_t *p, unsigned depth)\n{\n"
               "    if (depth > r->max_depth) {\n        sc_ffail(r, FBE_TOO_DEEP, p);\n"
               "        return false;\n    }\n",
               k);
-    uint64_t off = 0;
-    for (size_t i = 0; i < st->field_count; i++) {
-        const fbe_ir_type *t = st->fields[i].type;
-        if (gc_height(t))
-            gc_printf(g,
-                      "    if (!s%zu_fvdepth(r, p + %" PRIu64 ", depth + 1)) {\n"
-                      "        sc_fnote(r, &ir_s%zu, &ir_s%zu_f[%zu]);\n        return false;\n    }\n",
-                      gc_struct_index(g, gc_first_level(t)), off, k, k, i);
-        off += t->final_size;
+    if (g->is_base[k])
+        gc_printf(g, "    return s%zu_fvdepthf(r, p, depth, %s);\n}\n\n", k, rt);
+    else {
+        fvdepth_fields(g, st, rt, rf);
+        gc_printf(g, "    return true;\n}\n\n");
     }
-    gc_printf(g, "    return true;\n}\n\n");
     gc_printf(g, "static void s%zu_fcopy(const uint8_t *p, uint8_t *dst)\n{\n    (void)p;\n", k);
     if (!st->field_count)
         gc_printf(g, "    memset(dst, 0, %" PRIu32 "); /* the host's placeholder byte */\n",
                   st->host_size);
-    copy_fields(g, st, 0, st->field_count, "p");
+    if (b) {
+        char at[48];
+        gc_printf(g, "    s%zu_fcopy(p, dst); /* the inherited fields */\n", gc_struct_index(g, b));
+        snprintf(at, sizeof at, "(p + %" PRIu32 ")", b->final_size);
+        copy_fields(g, st, st->own_field_start, st->field_count, at);
+    } else {
+        copy_fields(g, st, 0, st->field_count, "p");
+    }
     gc_printf(g, "}\n\n");
     gc_printf(g,
               "static const uint8_t *s%zu_fd(sc_frd *r, const uint8_t *p, uint8_t *dst, unsigned depth)\n{\n"
@@ -346,25 +457,31 @@ static void struct_fixed(gc *g, size_t k)
               k, st->final_size, fixed_depth - 1, k, st->final_size);
 }
 
-static void struct_verify(gc *g, size_t k)
+/* The walk of st's own fields at p, after the inherited ones (s<base>_fvf),
+ * errors reported against rt and its field array rf. */
+static void verify_fields(gc *g, size_t k, const char *rt, const char *rf)
 {
-    const fbe_ir_struct *st = g->structs[k];
-    gc_printf(g,
-              "/* %s at p, at level depth */\n"
-              "static const uint8_t *s%zu_fv(sc_frd *r, const uint8_t *p, unsigned depth)\n{\n"
-              "    if (SC_UNLIKELY(depth > r->max_depth))\n"
-              "        return sc_ffail(r, FBE_TOO_DEEP, p);\n",
-              st->full_name, k);
+    const fbe_ir_struct *st = g->structs[k], *b = gc_shared_base(st);
+    size_t own = st->own_field_start;
+    if (b)
+        gc_printf(g, "    p = s%zu_fvf(r, p, depth, %s); /* the inherited fields */\n"
+                     "    if (!p)\n        return NULL;\n",
+                  gc_struct_index(g, b), rt);
     bool sizes = false;
-    for (size_t i = 0; i < st->field_count && !sizes; i++)
+    for (size_t i = own; i < st->field_count && !sizes; i++)
         sizes = skip(st->fields[i].type);
-    if (sizes) {
-        gc_printf(g, "    static const uint32_t sizes[%zu] = {", st->field_count);
-        for (size_t i = 0; i < st->field_count; i++)
-            gc_printf(g, "%s%" PRIu32, i ? ", " : "", st->fields[i].type->final_size);
+    if (sizes) { /* the own fields' final sizes: sizes[i - own] is field i's */
+        gc_printf(g, "    static const uint32_t sizes[%zu] = {", st->field_count - own);
+        for (size_t i = own; i < st->field_count; i++)
+            gc_printf(g, "%s%" PRIu32, i > own ? ", " : "", st->fields[i].type->final_size);
         gc_printf(g, "};\n");
     }
-    for (size_t i = 0; i < st->field_count;) {
+    char runf[48];
+    if (own)
+        snprintf(runf, sizeof runf, "%s + %zu", rf, own);
+    else
+        snprintf(runf, sizeof runf, "%s", rf);
+    for (size_t i = own; i < st->field_count;) {
         const fbe_ir_field *f = &st->fields[i];
         const fbe_ir_type *t = f->type;
         if (skip(t)) {
@@ -375,10 +492,10 @@ static void struct_verify(gc *g, size_t k)
             if (run)
                 gc_printf(g,
                           "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu64 "))) /* %s%s%s */\n"
-                          "        return sc_fv_run_fail(r, p, &ir_s%zu, ir_s%zu_f, sizes, %zu, %zu);\n"
+                          "        return sc_fv_run_fail(r, p, %s, %s, sizes, %zu, %zu);\n"
                           "    p += %" PRIu64 ";\n",
                           run, f->name, j > i + 1 ? " .. " : "", j > i + 1 ? st->fields[j - 1].name : "",
-                          k, k, i, j, run);
+                          rt, runf, i - own, j - own, run);
             i = j;
             continue;
         }
@@ -388,34 +505,68 @@ static void struct_verify(gc *g, size_t k)
             gc_printf(g,
                       "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 "))) {\n"
                       "        sc_ffail(r, FBE_TRUNCATED, p);\n"
-                      "        sc_fnote(r, &ir_s%zu, &ir_s%zu_f[%zu]);\n        return NULL;\n    }\n",
-                      t->final_size, k, k, i);
+                      "        sc_fnote(r, %s, &%s[%zu]);\n        return NULL;\n    }\n",
+                      t->final_size, rt, rf, i);
             if (depth_check(g, t, "p", "depth", call, sizeof call))
-                gc_printf(g, "    if (%s) {\n        sc_fnote(r, &ir_s%zu, &ir_s%zu_f[%zu]);\n"
+                gc_printf(g, "    if (%s) {\n        sc_fnote(r, %s, &%s[%zu]);\n"
                              "        return NULL;\n    }\n",
-                          call, k, k, i);
+                          call, rt, rf, i);
             gc_printf(g, "    p += %" PRIu32 ";\n", t->final_size);
         } else {
             verify_expr(g, t, "p", "depth", call, sizeof call);
-            gc_printf(g, "    SC_FV(%s, &ir_s%zu, &ir_s%zu_f[%zu]);\n", call, k, k, i);
+            gc_printf(g, "    SC_FV(%s, %s, &%s[%zu]);\n", call, rt, rf, i);
         }
         i++;
     }
+}
+
+static void struct_verify(gc *g, size_t k)
+{
+    const fbe_ir_struct *st = g->structs[k];
+    if (g->is_base[k]) { /* a fixed base's too: the walk of a derived struct that is not */
+        gc_printf(g,
+                  "/* the fields of %s at p (level depth), reported against rep */\n"
+                  "static const uint8_t *s%zu_fvf(sc_frd *r, const uint8_t *p, unsigned depth,\n"
+                  "                              const fbe_ir_struct *rep)\n{\n"
+                  "    (void)r;\n    (void)depth;\n    (void)rep;\n",
+                  st->full_name, k);
+        verify_fields(g, k, "rep", "rep->fields");
+        gc_printf(g, "    return p;\n}\n\n");
+    }
+    if (st->final_fixed)
+        return;
+    gc_printf(g,
+              "/* %s at p, at level depth */\n"
+              "static const uint8_t *s%zu_fv(sc_frd *r, const uint8_t *p, unsigned depth)\n{\n"
+              "    if (SC_UNLIKELY(depth > r->max_depth))\n"
+              "        return sc_ffail(r, FBE_TOO_DEEP, p);\n",
+              st->full_name, k);
+    if (g->is_base[k]) {
+        gc_printf(g, "    return s%zu_fvf(r, p, depth, &ir_s%zu);\n}\n\n", k, k);
+        return;
+    }
+    char rt[32], rf[32];
+    snprintf(rt, sizeof rt, "&ir_s%zu", k);
+    snprintf(rf, sizeof rf, "ir_s%zu_f", k);
+    verify_fields(g, k, rt, rf);
     gc_printf(g, "    return p;\n}\n\n");
 }
 
+/* fdfields: the fields at p into dst. A fixed base gets one too: a derived
+ * struct that is not fixed reads its fields one by one. */
 static void struct_read(gc *g, size_t k)
 {
-    const fbe_ir_struct *st = g->structs[k];
-    size_t n = st->field_count;
-    gc_printf(g,
-              "static const uint8_t *s%zu_fd(sc_frd *r, const uint8_t *p, uint8_t *dst, unsigned depth)\n{\n"
-              "    if (SC_UNLIKELY(depth > r->max_depth))\n"
-              "        return sc_ffail(r, FBE_TOO_DEEP, p);\n"
-              "    return s%zu_fdfields(r, p, dst, depth);\n}\n\n",
-              k, k);
+    const fbe_ir_struct *st = g->structs[k], *b = gc_shared_base(st);
+    size_t n = st->field_count, own = st->own_field_start, nown = n - own;
+    if (!st->final_fixed)
+        gc_printf(g,
+                  "static const uint8_t *s%zu_fd(sc_frd *r, const uint8_t *p, uint8_t *dst, unsigned depth)\n{\n"
+                  "    if (SC_UNLIKELY(depth > r->max_depth))\n"
+                  "        return sc_ffail(r, FBE_TOO_DEEP, p);\n"
+                  "    return s%zu_fdfields(r, p, dst, depth);\n}\n\n",
+                  k, k);
     /* the run tables of the cold path */
-    for (size_t i = 0; i < n;) {
+    for (size_t i = own; i < n;) {
         if (!skip(st->fields[i].type)) {
             i++;
             continue;
@@ -439,7 +590,17 @@ static void struct_read(gc *g, size_t k)
               "static const uint8_t *s%zu_fdfields(sc_frd *r, const uint8_t *p, uint8_t *dst, "
               "unsigned depth)\n{\n    (void)r;\n    (void)dst;\n    (void)depth;\n",
               st->full_name, k);
-    for (size_t i = 0; i < n;) {
+    if (b) { /* the base zeroes its later fields, this level all of its own */
+        gc_printf(g, "    p = s%zu_fdfields(r, p, dst, depth); /* the inherited fields */\n",
+                  gc_struct_index(g, b));
+        if (nown)
+            gc_printf(g, "    if (SC_UNLIKELY(!p)) {\n        sc_zero_fields(dst, s%zu_zero, 0, %zu);\n"
+                         "        return NULL;\n    }\n",
+                      k, nown);
+        else
+            gc_printf(g, "    if (SC_UNLIKELY(!p))\n        return NULL;\n");
+    }
+    for (size_t i = own; i < n;) {
         const fbe_ir_field *f = &st->fields[i];
         const fbe_ir_type *t = f->type;
         if (skip(t)) {
@@ -453,7 +614,7 @@ static void struct_read(gc *g, size_t k)
                           "        size_t k = sc_fd_run_short(r, p, dst, s%zu_run%zu, %zu);\n"
                           "        sc_zero_fields(dst, s%zu_zero, %zu + k, %zu);\n"
                           "        return NULL;\n    }\n",
-                          run, k, i, j - i, k, i, n);
+                          run, k, i, j - i, k, i - own, nown);
                 copy_fields(g, st, i, j, "p");
                 gc_printf(g, "    p += %" PRIu64 ";\n", run);
             }
@@ -471,12 +632,12 @@ static void struct_read(gc *g, size_t k)
                       "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth)) {\n"
                       "        sc_ffail(r, FBE_TOO_DEEP, p);\n"
                       "        sc_zero_fields(dst, s%zu_zero, %zu, %zu);\n        return NULL;\n    }\n",
-                      t->final_size, k, i, n, gc_height(t), k, i, n);
+                      t->final_size, k, i - own, nown, gc_height(t), k, i - own, nown);
             copy_value(g, "    ", t, "p", dst);
             gc_printf(g, "    p += %" PRIu32 ";\n", t->final_size);
         } else {
             read_expr(g, t, "p", dst, "depth", call, sizeof call);
-            gc_printf(g, "    SC_FD(%s, s%zu_zero, %zu, %zu);\n", call, k, i, n);
+            gc_printf(g, "    SC_FD(%s, s%zu_zero, %zu, %zu);\n", call, k, i - own, nown);
         }
         i++;
     }
@@ -836,9 +997,9 @@ void gc_emit_final(gc *g)
     for (size_t k = 0; k < g->struct_count; k++) {
         struct_size(g, k);
         struct_write(g, k);
-        if (g->structs[k]->final_fixed) {
+        if (g->structs[k]->final_fixed)
             struct_fixed(g, k);
-        } else {
+        if (!g->structs[k]->final_fixed || g->is_base[k]) {
             struct_verify(g, k);
             struct_read(g, k);
         }

@@ -42,6 +42,9 @@ typedef struct gc {
     /* every struct, in the codec's type-table order */
     const fbe_ir_struct **structs;
     size_t struct_count;
+    /* is_base[k]: a struct calls struct k's code for the fields it inherits
+     * (gc_shared_base), so k gets the helpers that take the struct to report */
+    bool *is_base;
     /* type nodes that get functions (optionals, arrays, collections), deduplicated
      * by structure */
     const fbe_ir_type **nodes;
@@ -67,6 +70,12 @@ bool gc_is_scalar(const fbe_ir_type *t);      /* GC_BOOL or GC_COPY */
  * copied with one memcpy in both models. */
 bool gc_is_plain(const fbe_ir_type *t);
 size_t gc_struct_index(const gc *g, const fbe_ir_struct *st);
+/* The base whose code handles st's inherited fields [0, own_field_start), or
+ * NULL when st has none: a derived struct emits only its own fields, so a
+ * chain of N levels is O(N) code, not O(N^2). The base's code is valid on the
+ * derived value and body as is (the same host and wire offsets); it takes the
+ * struct to report errors against, and the derived struct's field array. */
+const fbe_ir_struct *gc_shared_base(const fbe_ir_struct *st);
 /* The node number of an optional, array or collection type (registering it). */
 size_t gc_node(gc *g, const fbe_ir_type *t);
 /* The prefix of t's functions in either model: "s<k>" for a struct, "t<n>"

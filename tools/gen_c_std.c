@@ -13,6 +13,13 @@
  *   t<n>_ssize, t<n>_swrite, t<n>_sv, t<n>_sd, and t<n>_svel (the elements of
  *   a checked collection block: verify, and deserialize's precheck).
  *
+ * A derived struct emits only its own fields and calls its base's code for the
+ * inherited ones (gc_shared_base): s<b>_sdfields as is, and for a struct that
+ * is a base, s<k>_ssizef (the walk without the body, and whether it stopped),
+ * s<k>_swritef (the fields without the header) and s<k>_svf (the checks,
+ * errors reported against the struct the caller reads). s<k>_zero lists the
+ * own fields only: a level whose base call failed zeroes all of its own.
+ *
  * Same checks in the same order, same statuses and positions, same arena
  * allocations in the same order and the same host state on failure as the
  * interpreter. */
@@ -137,6 +144,13 @@ void gc_emit_std_decls(gc *g)
                      "unsigned depth);\n", k);
         gc_printf(g, "static SC_UNUSED fbe_status s%zu_sdfields(sc_rd *r, uint64_t body, uint32_t ssize, "
                      "uint8_t *h, unsigned depth);\n", k);
+        if (g->is_base[k]) {
+            gc_printf(g, "static SC_UNUSED bool s%zu_ssizef(const uint8_t *h, uint64_t *accp);\n", k);
+            gc_printf(g, "static SC_UNUSED uint8_t *s%zu_swritef(uint8_t *end, const uint8_t *h, "
+                         "uint8_t *body);\n", k);
+            gc_printf(g, "static SC_UNUSED fbe_status s%zu_svf(sc_rd *r, uint64_t body, uint32_t ssize, "
+                         "unsigned depth, const fbe_ir_struct *rep);\n", k);
+        }
     }
     for (size_t n = 0; n < g->node_count; n++) {
         gc_printf(g, "static SC_UNUSED uint64_t t%zu_ssize(const uint8_t *h, uint64_t acc);\n", n);
@@ -193,43 +207,78 @@ static size_t emit_plain_run(gc *g, const fbe_ir_struct *st, size_t i, bool read
     return j;
 }
 
-static void struct_size(gc *g, size_t k)
+static bool has_extras(const fbe_ir_type *t)
 {
-    const fbe_ir_struct *st = g->structs[k];
-    gc_printf(g, "/* %s: body and extras */\nstatic uint64_t s%zu_ssize(const uint8_t *h, uint64_t acc)\n{\n"
-                 "    (void)h;\n    acc += %" PRIu32 ";\n",
-              st->full_name, k, st->std_body_size);
-    for (size_t i = 0; i < st->field_count; i++) {
+    gc_class c = gc_class_of(t);
+    return !(c == GC_BOOL || c == GC_COPY || (c == GC_ARRAY && gc_is_scalar(t->elem)));
+}
+
+/* Does any field of st have extra bytes (size) / anything to verify? The
+ * same fields: verify_expr checks exactly those that have extras. */
+static bool any_extras(const fbe_ir_struct *st)
+{
+    for (size_t i = 0; i < st->field_count; i++)
+        if (has_extras(st->fields[i].type))
+            return true;
+    return false;
+}
+
+/* acc += the extras of st's own fields; `stop` is the statement that ends the
+ * walk once a checked field reached SC_CAP. */
+static void size_fields(gc *g, const fbe_ir_struct *st, const char *stop)
+{
+    for (size_t i = st->own_field_start; i < st->field_count; i++) {
         const fbe_ir_field *f = &st->fields[i];
-        gc_class c = gc_class_of(f->type);
-        if (c == GC_BOOL || c == GC_COPY || (c == GC_ARRAY && gc_is_scalar(f->type->elem)))
+        if (!has_extras(f->type))
             continue;
         char h[64];
         snprintf(h, sizeof h, "h + %" PRIu32, f->host_offset);
-        if (c == GC_STRING) { /* adds at most 2^32 + 4: no check needed */
+        if (gc_class_of(f->type) == GC_STRING) { /* adds at most 2^32 + 4: no check needed */
             gc_printf(g, "    acc += sc_str_extra(%s); /* %s */\n", h, f->name);
             continue;
         }
         gc_printf(g, "    acc = ");
         extra(g, f->type, h, "acc");
-        gc_printf(g, "; /* %s */\n    if (acc >= SC_CAP)\n        return acc;\n", f->name);
+        gc_printf(g, "; /* %s */\n    if (acc >= SC_CAP)\n        %s\n", f->name, stop);
     }
+}
+
+static void struct_size(gc *g, size_t k)
+{
+    const fbe_ir_struct *st = g->structs[k], *b = gc_shared_base(st);
+    size_t kb = b ? gc_struct_index(g, b) : 0;
+    bool call = b && any_extras(b);
+    if (g->is_base[k]) {
+        /* The walk stops where the interpreter's does: a derived struct must
+         * know whether it stopped in its base, not only the sum. */
+        gc_printf(g,
+                  "/* %s: *accp + the extras of its fields; true when the walk stopped at\n"
+                  " * SC_CAP */\nstatic bool s%zu_ssizef(const uint8_t *h, uint64_t *accp)\n{\n"
+                  "    uint64_t acc = *accp;\n    (void)h;\n",
+                  st->full_name, k);
+        if (call)
+            gc_printf(g, "    if (s%zu_ssizef(h, &acc)) {\n        *accp = acc;\n        return true;\n    }\n",
+                      kb);
+        size_fields(g, st, "{\n        *accp = acc;\n        return true;\n    }");
+        gc_printf(g, "    *accp = acc;\n    return false;\n}\n\n");
+        gc_printf(g, "/* %s: body and extras */\nstatic uint64_t s%zu_ssize(const uint8_t *h, uint64_t acc)\n{\n"
+                     "    acc += %" PRIu32 ";\n    s%zu_ssizef(h, &acc);\n    return acc;\n}\n\n",
+                  st->full_name, k, st->std_body_size, k);
+        return;
+    }
+    gc_printf(g, "/* %s: body and extras */\nstatic uint64_t s%zu_ssize(const uint8_t *h, uint64_t acc)\n{\n"
+                 "    (void)h;\n    acc += %" PRIu32 ";\n",
+              st->full_name, k, st->std_body_size);
+    if (call)
+        gc_printf(g, "    if (s%zu_ssizef(h, &acc)) /* the inherited fields */\n        return acc;\n", kb);
+    size_fields(g, st, "return acc;");
     gc_printf(g, "    return acc;\n}\n\n");
 }
 
-static void struct_write(gc *g, size_t k)
+/* st's own fields into the body at `body` (the value at h). */
+static void write_fields(gc *g, const fbe_ir_struct *st)
 {
-    const fbe_ir_struct *st = g->structs[k];
-    gc_printf(g,
-              "/* %s: the body at end, its offset (from base) at pos */\n"
-              "static uint8_t *s%zu_swrite(uint8_t *end, const uint8_t *h, uint8_t *pos, "
-              "const uint8_t *base)\n{\n"
-              "    uint8_t *body = end;\n    (void)h;\n"
-              "    end += %" PRIu32 ";\n"
-              "    sc_wr32(pos, (uint32_t)(body - base));\n"
-              "    sc_wr32(body, %" PRIu32 "u);\n    sc_wr32(body + 4, %" PRIu32 "u);\n",
-              st->full_name, k, st->std_body_size, st->std_body_size, st->type_number);
-    for (size_t i = 0; i < st->field_count;) {
+    for (size_t i = st->own_field_start; i < st->field_count;) {
         const fbe_ir_field *f = &st->fields[i];
         size_t j = emit_plain_run(g, st, i, false);
         if (j > i) {
@@ -243,12 +292,71 @@ static void struct_write(gc *g, size_t k)
         write_value(g, "    ", f->type, h, pos, "body");
         i++;
     }
+}
+
+static void struct_write(gc *g, size_t k)
+{
+    const fbe_ir_struct *st = g->structs[k], *b = gc_shared_base(st);
+    if (g->is_base[k]) {
+        gc_printf(g,
+                  "/* %s: its fields into the body at body, extras at end */\n"
+                  "static uint8_t *s%zu_swritef(uint8_t *end, const uint8_t *h, uint8_t *body)\n{\n"
+                  "    (void)h;\n    (void)body;\n",
+                  st->full_name, k);
+        if (b)
+            gc_printf(g, "    end = s%zu_swritef(end, h, body);\n", gc_struct_index(g, b));
+        write_fields(g, st);
+        gc_printf(g, "    return end;\n}\n\n");
+    }
+    gc_printf(g,
+              "/* %s: the body at end, its offset (from base) at pos */\n"
+              "static uint8_t *s%zu_swrite(uint8_t *end, const uint8_t *h, uint8_t *pos, "
+              "const uint8_t *base)\n{\n"
+              "    uint8_t *body = end;\n    (void)h;\n"
+              "    end += %" PRIu32 ";\n"
+              "    sc_wr32(pos, (uint32_t)(body - base));\n"
+              "    sc_wr32(body, %" PRIu32 "u);\n    sc_wr32(body + 4, %" PRIu32 "u);\n",
+              st->full_name, k, st->std_body_size, st->std_body_size, st->type_number);
+    if (g->is_base[k]) {
+        gc_printf(g, "    return s%zu_swritef(end, h, body);\n}\n\n", k);
+        return;
+    }
+    if (b)
+        gc_printf(g, "    end = s%zu_swritef(end, h, body); /* the inherited fields */\n",
+                  gc_struct_index(g, b));
+    write_fields(g, st);
     gc_printf(g, "    return end;\n}\n\n");
+}
+
+/* The checks of st's own fields; errors are reported against struct `rt` and
+ * its field array `rf` (C expressions). */
+static void verify_fields(gc *g, const fbe_ir_struct *st, const char *rt, const char *rf)
+{
+    for (size_t i = st->own_field_start; i < st->field_count; i++) {
+        const fbe_ir_field *f = &st->fields[i];
+        char pos[64], call[256];
+        snprintf(pos, sizeof pos, "body + %" PRIu32, f->std_offset);
+        if (!verify_expr(g, f->type, pos, "body", "depth", call, sizeof call))
+            continue;
+        uint64_t end = (uint64_t)f->std_offset + f->type->std_inline_size;
+        gc_printf(g, "    if (ssize < %" PRIu64 "u)\n        return FBE_OK;\n", end);
+        gc_printf(g, "    SC_TRY(%s, %s, &%s[%zu]); /* %s */\n", call, rt, rf, i, f->name);
+    }
+}
+
+/* The inherited fields' checks (a base field an older writer lacked returns
+ * FBE_OK: every later field lacks too, so the own checks return as well). */
+static void verify_base_call(gc *g, const fbe_ir_struct *b, const char *rt)
+{
+    if (b && any_extras(b))
+        gc_printf(g, "    {\n        fbe_status st = s%zu_svf(r, body, ssize, depth, %s);\n"
+                     "        if (SC_UNLIKELY(st != FBE_OK))\n            return st;\n    }\n",
+                  gc_struct_index(g, b), rt);
 }
 
 static void struct_verify(gc *g, size_t k)
 {
-    const fbe_ir_struct *st = g->structs[k];
+    const fbe_ir_struct *st = g->structs[k], *b = gc_shared_base(st);
     gc_printf(g,
               "/* %s referenced at pos, its body at level depth */\n"
               "static fbe_status s%zu_sv(sc_rd *r, uint64_t pos, uint64_t base, unsigned depth)\n{\n"
@@ -257,24 +365,44 @@ static void struct_verify(gc *g, size_t k)
               "    if (SC_UNLIKELY(st != FBE_OK))\n        return st;\n"
               "    return s%zu_svbody(r, body, ssize, depth);\n}\n\n",
               st->full_name, k, st->type_number, k);
+    char rt[32], rf[32];
+    if (g->is_base[k]) {
+        gc_printf(g,
+                  "/* The fields of %s in a checked body of ssize bytes, errors reported\n"
+                  " * against rep (the struct being read: this one or a derived one) */\n"
+                  "static fbe_status s%zu_svf(sc_rd *r, uint64_t body, uint32_t ssize, unsigned depth,\n"
+                  "                           const fbe_ir_struct *rep)\n{\n"
+                  "    (void)r;\n    (void)body;\n    (void)ssize;\n    (void)depth;\n    (void)rep;\n",
+                  st->full_name, k);
+        verify_base_call(g, b, "rep");
+        verify_fields(g, st, "rep", "rep->fields");
+        gc_printf(g, "    return FBE_OK;\n}\n\n");
+    }
     gc_printf(g,
               "/* The fields of a checked body of ssize bytes: those an older writer did\n"
               " * not have (their inline part past ssize) are not examined. */\n"
-              "static fbe_status s%zu_svbody(sc_rd *r, uint64_t body, uint32_t ssize, unsigned depth)\n{\n"
-              "    (void)r;\n    (void)body;\n    (void)ssize;\n    (void)depth;\n",
+              "static fbe_status s%zu_svbody(sc_rd *r, uint64_t body, uint32_t ssize, unsigned depth)\n{\n",
               k);
-    for (size_t i = 0; i < st->field_count; i++) {
-        const fbe_ir_field *f = &st->fields[i];
-        char pos[64], call[256];
-        snprintf(pos, sizeof pos, "body + %" PRIu32, f->std_offset);
-        if (!verify_expr(g, f->type, pos, "body", "depth", call, sizeof call))
-            continue;
-        uint64_t end = (uint64_t)f->std_offset + f->type->std_inline_size;
-        gc_printf(g, "    if (ssize < %" PRIu64 "u)\n        return FBE_OK;\n", end);
-        gc_printf(g, "    SC_TRY(%s, &ir_s%zu, &ir_s%zu_f[%zu]); /* %s */\n", call, k, k, i,
-                  f->name);
+    snprintf(rt, sizeof rt, "&ir_s%zu", k);
+    if (g->is_base[k]) {
+        gc_printf(g, "    return s%zu_svf(r, body, ssize, depth, %s);\n}\n\n", k, rt);
+        return;
     }
+    snprintf(rf, sizeof rf, "ir_s%zu_f", k);
+    gc_printf(g, "    (void)r;\n    (void)body;\n    (void)ssize;\n    (void)depth;\n");
+    verify_base_call(g, b, rt);
+    verify_fields(g, st, rt, rf);
     gc_printf(g, "    return FBE_OK;\n}\n\n");
+}
+
+/* On a failed read of a field, the own fields [from, field_count) of st are
+ * zeroed (the interpreter's zero_after; the base zeroes its own). */
+static void zero_own(gc *g, size_t k, size_t from, const char *ind)
+{
+    const fbe_ir_struct *st = g->structs[k];
+    if (from < st->field_count)
+        gc_printf(g, "%ssc_zero_fields(h, s%zu_zero, %zu, %zu);\n", ind, k,
+                  from - st->own_field_start, st->field_count - st->own_field_start);
 }
 
 /* The read of field i of struct k into h + host_offset; on failure the later
@@ -283,24 +411,37 @@ static void read_field(gc *g, size_t k, size_t i, const char *ind)
 {
     const fbe_ir_struct *st = g->structs[k];
     const fbe_ir_field *f = &st->fields[i];
-    char pos[64], h[64], call[256];
+    char pos[64], h[64], call[256], ind2[32];
     snprintf(pos, sizeof pos, "body + %" PRIu32, f->std_offset);
     snprintf(h, sizeof h, "h + %" PRIu32, f->host_offset);
+    snprintf(ind2, sizeof ind2, "%s    ", ind);
     read_expr(g, f->type, pos, "body", h, "depth", call, sizeof call);
     gc_printf(g, "%sif (SC_UNLIKELY((st = %s) != FBE_OK)) {\n", ind, call);
-    if (i + 1 < st->field_count)
-        gc_printf(g, "%s    sc_zero_fields(h, s%zu_zero, %zu, %zu);\n", ind, k, i + 1,
-                  st->field_count);
+    zero_own(g, k, i + 1, ind2);
     gc_printf(g, "%s    return st;\n%s}\n", ind, ind);
+}
+
+/* The inherited fields through the base's sdfields (whole or shorter body:
+ * it decides); when it fails, every own field is zeroed too. */
+static void read_base_call(gc *g, size_t k)
+{
+    const fbe_ir_struct *b = gc_shared_base(g->structs[k]);
+    if (!b)
+        return;
+    gc_printf(g, "    if (SC_UNLIKELY((st = s%zu_sdfields(r, body, ssize, h, depth)) != FBE_OK)) {\n",
+              gc_struct_index(g, b));
+    zero_own(g, k, g->structs[k]->own_field_start, "        ");
+    gc_printf(g, "        return st;\n    }\n");
 }
 
 static void struct_read(gc *g, size_t k)
 {
     const fbe_ir_struct *st = g->structs[k];
-    if (st->field_count) { /* also used by the final model */
-        gc_printf(g, "static SC_UNUSED const uint32_t s%zu_zero[%zu][2] = {", k, st->field_count);
-        for (size_t i = 0; i < st->field_count; i++)
-            gc_printf(g, "%s{%" PRIu32 ", %" PRIu32 "}", i ? ", " : "", st->fields[i].host_offset,
+    size_t own = st->own_field_start;
+    if (own < st->field_count) { /* also used by the final model */
+        gc_printf(g, "static SC_UNUSED const uint32_t s%zu_zero[%zu][2] = {", k, st->field_count - own);
+        for (size_t i = own; i < st->field_count; i++)
+            gc_printf(g, "%s{%" PRIu32 ", %" PRIu32 "}", i > own ? ", " : "", st->fields[i].host_offset,
                       st->fields[i].type->host_size);
         gc_printf(g, "};\n\n");
     }
@@ -322,7 +463,8 @@ static void struct_read(gc *g, size_t k)
                   "uint8_t *h, unsigned depth)\n{\n"
                   "    fbe_status st = FBE_OK;\n    (void)st;\n    (void)depth;\n",
                   k);
-        for (size_t i = 0; i < st->field_count; i++) {
+        read_base_call(g, k);
+        for (size_t i = own; i < st->field_count; i++) {
             const fbe_ir_field *f = &st->fields[i];
             uint64_t end = (uint64_t)f->std_offset + f->type->std_inline_size;
             gc_printf(g, "    if (ssize < %" PRIu64 "u)\n        goto defaults_%zu;\n", end, i);
@@ -341,10 +483,12 @@ static void struct_read(gc *g, size_t k)
             }
         }
         gc_printf(g, "    return FBE_OK;\n");
-        for (size_t i = 0; i < st->field_count; i++)
+        for (size_t i = own; i < st->field_count; i++)
             gc_printf(g, "defaults_%zu:\n    fbe_init_field(&ir_s%zu_f[%zu], h + %" PRIu32 ");\n", i,
                       k, i, st->fields[i].host_offset);
-        gc_printf(g, "    return FBE_OK;\n}\n\n");
+        if (own < st->field_count)
+            gc_printf(g, "    return FBE_OK;\n");
+        gc_printf(g, "}\n\n");
     }
 
     gc_printf(g,
@@ -360,7 +504,8 @@ static void struct_read(gc *g, size_t k)
                   st->std_body_size, k);
     else
         gc_printf(g, "    (void)ssize;\n");
-    for (size_t i = 0; i < st->field_count;) {
+    read_base_call(g, k);
+    for (size_t i = own; i < st->field_count;) {
         const fbe_ir_field *f = &st->fields[i];
         size_t j = emit_plain_run(g, st, i, true);
         if (j > i) {
