@@ -42,6 +42,11 @@ typedef struct jit_emit {
     const fbe_codec *codec; /* types[i].ir is the struct of fns[i] */
     jit_struct_fns *fns;
     size_t count;
+    /* jit_struct_index's table: index + 1 of each struct by its IR address
+     * (open addressing; 0 = empty), so that lookups stay O(1) for schemas of
+     * many structs. */
+    size_t *index_slots;
+    size_t index_mask;
 
     /* Runtime functions the generated code calls (see jit/helpers.c). */
     LLVMValueRef fn_buffer_reserve; /* i32 (ptr buffer, i64 extra) */
@@ -185,13 +190,25 @@ typedef struct jit_chunking {
 } jit_chunking;
 extern jit_chunking jit_chunks;
 
+/* Whether the writing side (size, serialize) of fields [lo, n) of st is
+ * lowered as a tree of chunks of at most write_fields fields (emit.c). */
+bool jit_write_chunked(const fbe_ir_struct *st, size_t lo);
+
 /* The fields of each child of chunk node [lo, hi): a power of `per` (a leaf's
  * fields, jit_chunks.fields or .write_fields) such that there are at most
  * `per` children. */
 size_t jit_chunk_span(size_t lo, size_t hi, size_t per);
 
-/* Index of a struct in fns[] (by IR pointer). */
+/* Index of a struct in fns[] (by IR pointer); SIZE_MAX if it is not there. */
 size_t jit_struct_index(const jit_emit *e, const fbe_ir_struct *st);
+
+/* Inherited fields are lowered once, in the base's functions: a derived struct's
+ * functions call its base's for fields [0, n) and emit only their own (a chain
+ * of N levels costs N times its fields, not N^2/2). n is the base's field count
+ * (its fields are st's first ones, at the same standard and host offsets), or
+ * 0 when st has no base with fields in this codec. Each emitter may decline
+ * (e.g. a base whose code assumes complete bodies) and copy the fields instead. */
+size_t jit_inherited(const jit_emit *e, const fbe_ir_struct *st);
 
 /* Symbol of an entry point. AOT objects (export_names) export
  * fbe_<c_name>_<std|final>_<op>, c_name being bounded (fbe_ir_symbol_name); an

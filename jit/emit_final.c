@@ -7,12 +7,17 @@
  * the smallest encoding of a struct (count checks) is the interpreter program's.
  *
  * Functions per struct S:
- *   final_size.S   i64 (ptr value)                       bytes of the fields
+ *   final_size.S   i64 (ptr value)                       bytes of the fields,
+ *                  not saturated (size_struct saturates)
  *   final_write.S  ptr (ptr w, ptr value) -> w past the fields
- *   final_verify.S i64 (ptr data, i64 end, ptr info, i64 pos, i64 left)
+ *   final_verify.S i64 (ptr data, i64 end, ptr info, i64 pos, i64 left, ptr rep)
  *   final_read.S   i64 (ptr data, i64 end, ptr options, i64 pos, ptr dst, i64 left)
- *   final_depth.S  i64 (ptr info, i64 pos, i64 left)     fixed S, verify, cold
+ *   final_depth.S  i64 (ptr info, i64 pos, i64 left, ptr rep)  fixed S, verify, cold
  *   final_copy.S   void (ptr src, ptr dst)               fixed S, deserialize
+ * `rep` is the struct failures are reported against: S, or a struct derived
+ * from S, whose inherited fields S's functions walk (jit_inherited). Large
+ * structs are lowered as trees of functions of the same signatures, each for a
+ * range of fields (emit.h: jit_chunks).
  * verify and read return the position after S's fields, or -status. `pos` is
  * frame-relative (error positions are), `end` the frame size, `left` the number
  * of struct levels still allowed below S's own (max_depth - depth(S)).
@@ -336,12 +341,28 @@ static void copy_bytes(jit_emit *e, LLVMValueRef dst, LLVMValueRef src, LLVMValu
 
 static LLVMValueRef size_any(fin *F, const fbe_ir_type *t, LLVMValueRef p);
 
+/* The fixed bytes after st's last field that is not fixed. */
+static uint64_t trailing_fixed(const fbe_ir_struct *st)
+{
+    uint64_t sum = 0;
+    for (size_t i = st->field_count; i-- > 0 && st->fields[i].type->final_fixed;)
+        sum += st->fields[i].type->final_size;
+    return sum;
+}
+
+/* The interpreter returns SAT as soon as the sum passes it after a field that
+ * is not fixed, else the sum. The sum only grows (every term is at most a
+ * little over SAT, and a struct's cannot wrap), so that check fired exactly
+ * when the sum at the last such field passed SAT: when final_size.S's exact
+ * sum minus the fixed bytes after that field does. */
 static LLVMValueRef size_struct(fin *F, const fbe_ir_struct *st, LLVMValueRef p)
 {
     jit_emit *e = F->e;
     if (st->final_fixed)
         return jit_i64(e, st->final_size);
-    return call(e, fns_of(e, st)->final_size, &p, 1);
+    LLVMValueRef sum = call(e, fns_of(e, st)->final_size, &p, 1);
+    LLVMValueRef past = icmp(e, LLVMIntUGT, sum, jit_i64(e, SAT + trailing_fixed(st)));
+    return LLVMBuildSelect(e->b, past, jit_i64(e, SAT), sum, "");
 }
 
 static LLVMValueRef size_string(jit_emit *e, LLVMValueRef p)
@@ -468,35 +489,70 @@ static LLVMValueRef size_any(fin *F, const fbe_ir_type *t, LLVMValueRef p)
     }
 }
 
+/* A chunk of a large struct's size or serialize (emit.h: jit_chunks), with the
+ * signature of `like`. */
+static LLVMValueRef chunk_fn(fin *F, LLVMValueRef like, const char *what, const fbe_ir_struct *st,
+                             size_t lo, size_t hi)
+{
+    char name[512];
+    snprintf(name, sizeof name, "%s.%s.%zu-%zu", what, st->c_name, lo, hi);
+    LLVMValueRef fn = LLVMAddFunction(F->e->mod, name, LLVMGlobalGetValueType(like));
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    /* inlined back, the chunks would make the one large function again */
+    add_attr(F->e, fn, "noinline");
+    return fn;
+}
+
+/* The bytes of fields [lo, hi) (not saturated), after the inherited ones when
+ * `inherit`: a leaf, or a node adding its children's. */
+static void define_size_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
+                              size_t hi, bool inherit)
+{
+    jit_emit *e = F->e;
+    size_t k = 0, span = 0;
+    LLVMValueRef *fns = NULL;
+    if (hi - lo > jit_chunks.write_fields && jit_write_chunked(st, lo)) {
+        span = jit_chunk_span(lo, hi, jit_chunks.write_fields);
+        k = (hi - lo + span - 1) / span;
+        if (!(fns = calloc(k, sizeof *fns)))
+            abort(); /* as the other chunk builders */
+        for (size_t c = 0; c < k; c++) {
+            size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
+            fns[c] = chunk_fn(F, fn, "final_size", st, a, b);
+            define_size_range(F, st, fns[c], a, b, false);
+        }
+    }
+    jit_begin_function(e, fn);
+    LLVMValueRef v = LLVMGetParam(fn, 0);
+    LLVMValueRef acc = jit_i64(e, 0);
+    if (inherit) {
+        const fbe_ir_struct *base = st->base;
+        acc = base->final_fixed ? jit_i64(e, base->final_size)
+                                : call(e, fns_of(e, base)->final_size, &v, 1);
+    }
+    for (size_t c = 0; c < k; c++)
+        acc = add(e, acc, call(e, fns[c], &v, 1));
+    for (size_t i = lo; !fns && i < hi; i++) {
+        const fbe_ir_field *fd = &st->fields[i];
+        if (fd->type->final_fixed)
+            acc = addc(e, acc, fd->type->final_size);
+        else
+            acc = add(e, acc, size_any(F, fd->type, jit_gep_c(e, v, fd->host_offset)));
+    }
+    LLVMBuildRet(e->b, acc);
+    free(fns);
+}
+
 static void define_size(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)
 {
     jit_emit *e = F->e;
-    jit_begin_function(e, f->final_size);
     if (st->final_fixed) {
+        jit_begin_function(e, f->final_size);
         LLVMBuildRet(e->b, jit_i64(e, st->final_size));
         return;
     }
-    /* The interpreter returns SAT as soon as the sum passes it after a non-fixed
-     * field. Every term is at most a little over SAT and the sum only grows, so
-     * testing once after the last non-fixed field gives the same result (and the
-     * sum of one struct's fields cannot wrap). */
-    LLVMValueRef v = LLVMGetParam(f->final_size, 0);
-    LLVMValueRef acc = jit_i64(e, 0), sat = NULL;
-    size_t last = 0;
-    for (size_t i = 0; i < st->field_count; i++)
-        if (!st->fields[i].type->final_fixed)
-            last = i;
-    for (size_t i = 0; i < st->field_count; i++) {
-        const fbe_ir_field *fd = &st->fields[i];
-        if (fd->type->final_fixed) {
-            acc = addc(e, acc, fd->type->final_size);
-            continue;
-        }
-        acc = add(e, acc, size_any(F, fd->type, jit_gep_c(e, v, fd->host_offset)));
-        if (i == last)
-            sat = icmp(e, LLVMIntUGT, acc, jit_i64(e, SAT));
-    }
-    LLVMBuildRet(e->b, LLVMBuildSelect(e->b, sat, jit_i64(e, SAT), acc, ""));
+    size_t lo = jit_inherited(e, st);
+    define_size_range(F, st, f->final_size, lo, st->field_count, lo > 0);
 }
 
 /* ============================== serialize ======================================== */
@@ -605,17 +661,43 @@ static LLVMValueRef write_any(fin *F, const fbe_ir_type *t, LLVMValueRef src, LL
     }
 }
 
-static void define_write(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)
+/* Fields [lo, hi) at w, after the inherited ones when `inherit`: a leaf, or a
+ * node calling its children in order. */
+static void define_write_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
+                               size_t hi, bool inherit)
 {
     jit_emit *e = F->e;
-    jit_begin_function(e, f->final_write);
-    LLVMValueRef w = LLVMGetParam(f->final_write, 0);
-    LLVMValueRef v = LLVMGetParam(f->final_write, 1);
-    for (size_t i = 0; i < st->field_count; i++) {
-        const fbe_ir_field *fd = &st->fields[i];
-        w = write_any(F, fd->type, jit_gep_c(e, v, fd->host_offset), w);
+    size_t k = 0, span = 0;
+    LLVMValueRef *fns = NULL;
+    if (hi - lo > jit_chunks.write_fields && jit_write_chunked(st, lo)) {
+        span = jit_chunk_span(lo, hi, jit_chunks.write_fields);
+        k = (hi - lo + span - 1) / span;
+        if (!(fns = calloc(k, sizeof *fns)))
+            abort(); /* as the other chunk builders */
+        for (size_t c = 0; c < k; c++) {
+            size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
+            fns[c] = chunk_fn(F, fn, "final_write", st, a, b);
+            define_write_range(F, st, fns[c], a, b, false);
+        }
     }
-    LLVMBuildRet(e->b, w);
+    jit_begin_function(e, fn);
+    LLVMValueRef args[] = {LLVMGetParam(fn, 0), LLVMGetParam(fn, 1)};
+    if (inherit)
+        args[0] = call(e, fns_of(e, st->base)->final_write, args, 2);
+    for (size_t c = 0; c < k; c++)
+        args[0] = call(e, fns[c], args, 2);
+    for (size_t i = lo; !fns && i < hi; i++) {
+        const fbe_ir_field *fd = &st->fields[i];
+        args[0] = write_any(F, fd->type, jit_gep_c(e, args[1], fd->host_offset), args[0]);
+    }
+    LLVMBuildRet(e->b, args[0]);
+    free(fns);
+}
+
+static void define_write(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)
+{
+    size_t lo = jit_inherited(F->e, st);
+    define_write_range(F, st, f->final_write, lo, st->field_count, lo > 0);
 }
 
 /* ============================== verify and read ================================== */
@@ -665,8 +747,15 @@ static void define_copy(fin *F, const fbe_ir_struct *st, LLVMValueRef fn)
     if (st->field_count == 0) { /* the host's placeholder byte */
         jit_memset(e, dst, 0, jit_i64(e, st->host_size));
     } else {
+        /* a fixed struct's base is fixed: its copy takes the inherited fields */
+        size_t lo = jit_inherited(e, st);
         uint64_t off = 0;
-        for (size_t i = 0; i < st->field_count; i++) {
+        if (lo) {
+            LLVMValueRef args[] = {src, dst};
+            call(e, F->copy_fn[jit_struct_index(e, st->base)], args, 2);
+            off = st->base->final_size;
+        }
+        for (size_t i = lo; i < st->field_count; i++) {
             const fbe_ir_field *fd = &st->fields[i];
             copy_fixed(F, fd->type, jit_gep_c(e, src, off), jit_gep_c(e, dst, fd->host_offset));
             off += fd->type->final_size;
@@ -675,12 +764,18 @@ static void define_copy(fin *F, const fbe_ir_struct *st, LLVMValueRef fn)
     LLVMBuildRetVoid(e->b);
 }
 
+static void report_as(jit_emit *e, LLVMValueRef info, fbe_status status, LLVMValueRef at,
+                      LLVMValueRef st, const fbe_ir_field *fd)
+{
+    LLVMValueRef args[] = {info, jit_i32(e, (uint32_t)status), at, st,
+                           fd ? jit_host_ptr(e, fd) : LLVMConstPointerNull(e->ptr)};
+    LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
+}
+
 static void report(jit_emit *e, LLVMValueRef info, fbe_status status, LLVMValueRef at,
                    const fbe_ir_struct *st, const fbe_ir_field *fd)
 {
-    LLVMValueRef args[] = {info, jit_i32(e, (uint32_t)status), at, jit_host_ptr(e, st),
-                           fd ? jit_host_ptr(e, fd) : LLVMConstPointerNull(e->ptr)};
-    LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
+    report_as(e, info, status, at, jit_host_ptr(e, st), fd);
 }
 
 static LLVMValueRef neg_status(jit_emit *e, fbe_status status)
@@ -696,8 +791,21 @@ static void define_depth(fin *F, const fbe_ir_struct *st, LLVMValueRef fn)
     jit_emit *e = F->e;
     jit_begin_function(e, fn);
     LLVMValueRef info = LLVMGetParam(fn, 0), pos = LLVMGetParam(fn, 1), left = LLVMGetParam(fn, 2);
+    LLVMValueRef rep = LLVMGetParam(fn, 3);
+    /* a fixed struct's base is fixed: its depth function walks the inherited fields */
+    size_t lo = jit_inherited(e, st);
     uint64_t off = 0;
-    for (size_t i = 0; i < st->field_count; i++) {
+    if (lo) {
+        LLVMValueRef args[] = {info, pos, left, rep};
+        LLVMValueRef r = call(e, F->depth_fn[jit_struct_index(e, st->base)], args, 4);
+        LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntSLT, r, jit_i64(e, 0)), "deep");
+        LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
+        jit_position(e, bad);
+        LLVMBuildRet(e->b, r);
+        jit_position(e, cont);
+        off = st->base->final_size;
+    }
+    for (size_t i = lo; i < st->field_count; i++) {
         const fbe_ir_field *fd = &st->fields[i];
         uint32_t h = height(fd->type);
         if (h > 0) {
@@ -708,12 +816,12 @@ static void define_depth(fin *F, const fbe_ir_struct *st, LLVMValueRef fn)
             LLVMBasicBlockRef here = jit_block(e, "here"), deeper = jit_block(e, "deeper");
             LLVMBuildCondBr(e->b, icmp(e, LLVMIntSLT, left, jit_i64(e, 1)), here, deeper);
             jit_position(e, here);
-            report(e, info, FBE_TOO_DEEP, at, st, fd);
+            report_as(e, info, FBE_TOO_DEEP, at, rep, fd);
             LLVMBuildRet(e->b, neg_status(e, FBE_TOO_DEEP));
             jit_position(e, deeper);
             const fbe_ir_struct *in = first_level(fd->type);
-            LLVMValueRef args[] = {info, at, addc(e, left, (uint64_t)-1)};
-            LLVMBuildRet(e->b, call(e, F->depth_fn[jit_struct_index(e, in)], args, 3));
+            LLVMValueRef args[] = {info, at, addc(e, left, (uint64_t)-1), jit_host_ptr(e, in)};
+            LLVMBuildRet(e->b, call(e, F->depth_fn[jit_struct_index(e, in)], args, 4));
             jit_position(e, cont);
         }
         off += fd->type->final_size;
@@ -822,8 +930,8 @@ static void w_fixed_depth(walk *w, const fbe_ir_type *t, LLVMValueRef at)
         w_fail(w, FBE_TOO_DEEP, at);
         jit_position(e, deeper);
         const fbe_ir_struct *in = first_level(t);
-        LLVMValueRef args[] = {w->ctx, at, addc(e, w->left, (uint64_t)-1)};
-        LLVMValueRef r = call(e, w->F->depth_fn[jit_struct_index(e, in)], args, 3);
+        LLVMValueRef args[] = {w->ctx, at, addc(e, w->left, (uint64_t)-1), jit_host_ptr(e, in)};
+        LLVMValueRef r = call(e, w->F->depth_fn[jit_struct_index(e, in)], args, 4);
         w_propagate(w, r);
         LLVMBuildBr(e->b, cont);
     }
@@ -838,8 +946,8 @@ static LLVMValueRef w_call_struct(walk *w, const fbe_ir_struct *st, LLVMValueRef
     LLVMValueRef left = addc(e, w->left, (uint64_t)-1);
     jit_struct_fns *f = fns_of(e, st);
     if (w->mode == M_VERIFY) {
-        LLVMValueRef args[] = {w->data, w->end, w->ctx, pos, left};
-        return call(e, f->final_verify, args, 5);
+        LLVMValueRef args[] = {w->data, w->end, w->ctx, pos, left, jit_host_ptr(e, st)};
+        return call(e, f->final_verify, args, 6);
     }
     LLVMValueRef args[] = {w->data, w->end, w->ctx, pos, dst, left};
     return call(e, f->final_read, args, 6);
@@ -1204,9 +1312,29 @@ static void w_fields(walk *w, const fbe_ir_struct *st, size_t lo, size_t n, LLVM
     }
 }
 
-/* final_verify.S / final_read.S, or a chunk of them: fields [lo, hi). */
+/* The base whose walk takes st's inherited fields (jit_inherited): a fixed
+ * base's fields are checked by its holder, so they are walked again here. */
+static const fbe_ir_struct *walk_base(fin *F, const fbe_ir_struct *st)
+{
+    return jit_inherited(F->e, st) && !st->base->final_fixed ? st->base : NULL;
+}
+
+/* Calls base's walk of the inherited fields with fn's own arguments (the
+ * same position, host value, depth and reported struct); returns its result. */
+static LLVMValueRef walk_inherited(fin *F, const fbe_ir_struct *base, LLVMValueRef fn, int mode)
+{
+    LLVMValueRef args[6];
+    unsigned np = LLVMCountParams(fn);
+    for (unsigned i = 0; i < np; i++)
+        args[i] = LLVMGetParam(fn, i);
+    jit_struct_fns *f = fns_of(F->e, base);
+    return call(F->e, mode == M_VERIFY ? f->final_verify : f->final_read, args, np);
+}
+
+/* final_verify.S / final_read.S, or a chunk of them: fields [lo, hi), after
+ * base's walk of fields [0, lo) when `base` (walk_base, at the root). */
 static void define_walk_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, int mode,
-                              size_t lo, size_t hi)
+                              size_t lo, size_t hi, const fbe_ir_struct *base)
 {
     jit_emit *e = F->e;
     jit_begin_function(e, fn);
@@ -1240,6 +1368,12 @@ static void define_walk_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, 
         for (size_t k = 0; k <= n; k++)
             w.zf[k] = jit_block(e, "zero");
     }
+    if (base) {
+        LLVMValueRef r = walk_inherited(F, base, fn, mode);
+        w.fi = lo;
+        w_propagate(&w, r);
+        w_set_pos(&w, r);
+    }
     w_fields(&w, st, lo, hi, dst);
     LLVMBuildRet(e->b, w_pos(&w));
 
@@ -1247,7 +1381,7 @@ static void define_walk_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, 
         jit_position(e, w.vfail);
         LLVMValueRef status = load64(e, w.st_slot);
         LLVMValueRef args[] = {w.ctx, LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, status, ""), e->i32, ""),
-                               load64(e, w.at_slot), jit_host_ptr(e, st),
+                               load64(e, w.at_slot), LLVMGetParam(fn, 5),
                                LLVMBuildLoad2(e->b, e->ptr, w.field_slot, "")};
         LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
         LLVMBuildRet(e->b, status);
@@ -1286,11 +1420,11 @@ static bool walk_chunked(const fbe_ir_struct *st)
 /* Fields [lo, hi) of a chunked struct: a leaf, or its children in order (a
  * failed child has reported its failure, or zeroed its own later fields). */
 static void define_walk_node(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, int mode,
-                             size_t lo, size_t hi)
+                             size_t lo, size_t hi, const fbe_ir_struct *base)
 {
     jit_emit *e = F->e;
     if (hi - lo <= jit_chunks.fields) {
-        define_walk_range(F, st, fn, mode, lo, hi);
+        define_walk_range(F, st, fn, mode, lo, hi, base);
         return;
     }
     size_t span = jit_chunk_span(lo, hi, jit_chunks.fields), k = (hi - lo + span - 1) / span;
@@ -1308,7 +1442,7 @@ static void define_walk_node(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, i
         LLVMSetLinkage(fns[c], LLVMInternalLinkage);
         /* inlined back, the chunks would make the one large function again */
         add_attr(e, fns[c], "noinline");
-        define_walk_node(F, st, fns[c], mode, a, b);
+        define_walk_node(F, st, fns[c], mode, a, b, NULL);
     }
     jit_begin_function(e, fn);
     unsigned np = LLVMCountParams(fn);
@@ -1337,8 +1471,9 @@ static void define_walk_node(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, i
         }
     }
     jit_position(e, saved);
-    for (size_t c = 0; c < k; c++) {
-        LLVMValueRef r = call(e, fns[c], args, np);
+    /* child -1: the base's walk of the inherited fields */
+    for (size_t c = base ? 0 : 1; c <= k; c++) {
+        LLVMValueRef r = c ? call(e, fns[c - 1], args, np) : walk_inherited(F, base, fn, mode);
         LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntSLT, r, jit_i64(e, 0)), "chunk.failed");
         LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
         jit_position(e, bad);
@@ -1346,7 +1481,7 @@ static void define_walk_node(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, i
             LLVMBuildRet(e->b, r);
         } else {
             store(e, r, st_slot);
-            LLVMBuildBr(e->b, zero[c + 1]);
+            LLVMBuildBr(e->b, zero[c]);
         }
         jit_position(e, cont);
         args[3] = r; /* the next chunk starts where this one ended */
@@ -1359,10 +1494,12 @@ static void define_walk_node(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, i
 static void define_walk(fin *F, const fbe_ir_struct *st, jit_struct_fns *f, int mode)
 {
     LLVMValueRef fn = mode == M_VERIFY ? f->final_verify : f->final_read;
+    const fbe_ir_struct *base = walk_base(F, st);
+    size_t lo = base ? st->own_field_start : 0;
     if (walk_chunked(st))
-        define_walk_node(F, st, fn, mode, 0, st->field_count);
+        define_walk_node(F, st, fn, mode, lo, st->field_count, base);
     else
-        define_walk_range(F, st, fn, mode, 0, st->field_count);
+        define_walk_range(F, st, fn, mode, lo, st->field_count, base);
 }
 
 /* ============================== entry points ===================================== */
@@ -1502,8 +1639,8 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
             LLVMBasicBlockRef deep_bb = branch_unlikely(e, deep, "deep");
             LLVMBasicBlockRef shallow = LLVMGetInsertBlock(e->b);
             jit_position(e, deep_bb);
-            LLVMValueRef args[] = {info, jit_i64(e, 8), left};
-            LLVMValueRef r = call(e, F->depth_fn[jit_struct_index(e, st)], args, 3);
+            LLVMValueRef args[] = {info, jit_i64(e, 8), left, jit_host_ptr(e, st)};
+            LLVMValueRef r = call(e, F->depth_fn[jit_struct_index(e, st)], args, 4);
             ret_status_if(e, icmp(e, LLVMIntSLT, r, jit_i64(e, 0)),
                           LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, r, ""), e->i32, ""));
             LLVMBuildBr(e->b, shallow);
@@ -1515,12 +1652,13 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
                           join = jit_block(e, "walked");
         LLVMBuildCondBr(e->b, same, fast, slow);
         jit_position(e, fast);
-        LLVMValueRef args[] = {data, end, info, jit_i64(e, 8), jit_i64(e, (uint64_t)codec_max - 1)};
-        LLVMValueRef q_fast = call(e, f->final_verify, args, 5);
+        LLVMValueRef args[] = {data, end, info, jit_i64(e, 8), jit_i64(e, (uint64_t)codec_max - 1),
+                               jit_host_ptr(e, st)};
+        LLVMValueRef q_fast = call(e, f->final_verify, args, 6);
         LLVMBuildBr(e->b, join);
         jit_position(e, slow);
         args[4] = left;
-        LLVMValueRef q_slow = call(e, f->final_verify, args, 5);
+        LLVMValueRef q_slow = call(e, f->final_verify, args, 6);
         /* the rare path stays a call: inlining it too would double the code */
         unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
         LLVMAddCallSiteAttribute(q_slow, LLVMAttributeFunctionIndex,
@@ -1645,16 +1783,16 @@ bool jit_emit_final(jit_emit *e, bool write, bool read)
         }
         if (!read)
             continue;
-        LLVMTypeRef verify_p[] = {e->ptr, e->i64, e->ptr, e->i64, e->i64};
+        LLVMTypeRef verify_p[] = {e->ptr, e->i64, e->ptr, e->i64, e->i64, e->ptr};
         snprintf(name, sizeof name, "final_verify.%s", st->c_name);
-        f->final_verify = jit_declare(e, name, e->i64, verify_p, 5, false);
+        f->final_verify = jit_declare(e, name, e->i64, verify_p, 6, false);
         LLVMTypeRef read_p[] = {e->ptr, e->i64, e->ptr, e->i64, e->ptr, e->i64};
         snprintf(name, sizeof name, "final_read.%s", st->c_name);
         f->final_read = jit_declare(e, name, e->i64, read_p, 6, false);
         if (st->final_fixed) {
-            LLVMTypeRef depth_p[] = {e->ptr, e->i64, e->i64};
+            LLVMTypeRef depth_p[] = {e->ptr, e->i64, e->i64, e->ptr};
             snprintf(name, sizeof name, "final_depth.%s", st->c_name);
-            F.depth_fn[i] = jit_declare(e, name, e->i64, depth_p, 3, false);
+            F.depth_fn[i] = jit_declare(e, name, e->i64, depth_p, 4, false);
             add_attr(e, F.depth_fn[i], "cold");
             LLVMTypeRef copy_p[] = {e->ptr, e->ptr};
             snprintf(name, sizeof name, "final_copy.%s", st->c_name);

@@ -6,13 +6,16 @@
  * from the IR.
  *
  * Internal functions per struct S (LLVM internal linkage, fastcc after opt):
- *   std_verify.S (ptr data, i64 size, ptr info, i64 body, i32 left, i64 budget)
- *       -> i64: the budget left, or -status
+ *   std_verify.S (ptr data, i64 size, ptr info, i64 body, i32 left, i64 budget,
+ *                 ptr rep) -> i64: the budget left, or -status
  *   std_read.S   (ptr data, i64 size, ptr ctx, i64 body, i32 left, ptr host,
  *                 i64 budget, ptr aptr) -> {i64 budget or -status, ptr aptr}
  * `body` is a struct body whose reference the caller checked (offset, size,
  * type, depth, budget): the caller knows which field the reference belongs to,
- * so it reports those failures. `left` is max_depth minus the body's level. The
+ * so it reports those failures. `left` is max_depth minus the body's level.
+ * `rep` is the struct failures are reported against: S, or the struct derived
+ * from S whose body this is (its inherited fields are read by S's functions,
+ * jit_inherited). The
  * mutable state (budget, arena cursor) lives in allocas, i.e. registers, and
  * travels by value; ctx (deserialize only) holds what does not change often.
  *
@@ -65,6 +68,8 @@ typedef struct rd {
     /* the function being emitted */
     bool report;                  /* call fbe_jit_verify_fail on failures */
     const fbe_ir_struct *st;      /* error location: struct being read */
+    LLVMValueRef rep;             /* verify, internal functions: the struct to
+                                     report (parameter), else NULL: st */
     const fbe_ir_field *field;    /* error location: field (NULL at the root) */
     LLVMValueRef data, size;
     LLVMValueRef ctx;             /* deserialize: the read_ctx */
@@ -286,6 +291,7 @@ static void begin(rd *r, LLVMValueRef fn, const fbe_ir_struct *st, bool report, 
     jit_begin_function(e, fn);
     r->report = report;
     r->st = st;
+    r->rep = NULL;
     r->field = NULL;
     r->status = jit_alloca(e, e->i32, "status");
     r->budget = jit_alloca(e, e->i64, "budget");
@@ -307,6 +313,8 @@ static void load_state(rd *r, LLVMValueRef fn)
         r->ctx = LLVMGetParam(fn, 2);
     else
         r->info = LLVMGetParam(fn, 2);
+    if (!r->aptr)
+        r->rep = LLVMGetParam(fn, 6);
     r->depth = LLVMGetParam(fn, 4);
     local_store(r, r->budget, LLVMGetParam(fn, r->aptr ? 6 : 5));
     if (r->aptr)
@@ -340,7 +348,7 @@ static void fail_with(rd *r, fbe_status code, LLVMValueRef pos, LLVMBasicBlockRe
     LLVMBuildStore(e->b, jit_i32(e, code), r->status);
     if (r->report) {
         LLVMValueRef args[] = {r->info, jit_i32(e, code), pos,
-                               jit_host_ptr(e, r->st), jit_host_ptr(e, r->field)};
+                               r->rep ? r->rep : jit_host_ptr(e, r->st), jit_host_ptr(e, r->field)};
         report_call(e, args);
         fail = r->ret_bb;
     }
@@ -474,16 +482,16 @@ static LLVMValueRef cold_call(rd *r, LLVMValueRef call)
     return call;
 }
 
-static void call_body(rd *r, LLVMValueRef fn, LLVMValueRef body, LLVMValueRef depth,
-                      LLVMValueRef host, LLVMBasicBlockRef fail)
+static void call_body(rd *r, const fbe_ir_struct *T, LLVMValueRef fn, LLVMValueRef body,
+                      LLVMValueRef depth, LLVMValueRef host, LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
     if (!host) {
         /* decoding (a precheck) reports nothing */
         LLVMValueRef info = r->aptr ? LLVMConstNull(e->ptr) : r->info;
         LLVMValueRef args[] = {r->data, r->size, info, body, depth,
-                               local_load(r, r->budget, e->i64)};
-        on_result(r, cold_call(r, LLVMBuildCall2(e->b, r->verify_t, fn, args, 6, "")), fail);
+                               local_load(r, r->budget, e->i64), jit_host_ptr(e, T)};
+        on_result(r, cold_call(r, LLVMBuildCall2(e->b, r->verify_t, fn, args, 7, "")), fail);
         return;
     }
     LLVMValueRef args[] = {r->data, r->size, r->ctx, body, depth, host,
@@ -555,7 +563,7 @@ static void struct_body(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMVal
         LLVMValueRef fn = mode == BODY_VERIFY ? (old ? r->vpartial[ti] : e->fns[ti].std_verify)
                                               : (old ? r->rpartial[ti] : e->fns[ti].std_read);
         r->inline_call = root && !old && split;
-        call_body(r, fn, b, root ? r->depth : next_depth(r), target, body_fail);
+        call_body(r, T, fn, b, root ? r->depth : next_depth(r), target, body_fail);
         r->inline_call = false;
         LLVMBuildBr(e->b, done);
     }
@@ -749,16 +757,41 @@ static bool any_checked(const fbe_ir_struct *st, size_t lo, size_t hi)
     return false;
 }
 
+/* The base whose functions read st's inherited fields (jit_inherited), or
+ * NULL. Only a base with one guarded function for bodies of any length (not a
+ * small struct's complete-body function) can take a derived struct's bodies,
+ * complete or not; a small base's few fields are read again instead. */
+static const fbe_ir_struct *shared_base(rd *r, const fbe_ir_struct *st)
+{
+    if (!jit_inherited(r->e, st) || r->inl[jit_struct_index(r->e, st->base)])
+        return NULL;
+    return st->base;
+}
+
+/* Calls base's verify function on the body being verified (inherited fields),
+ * reporting against r->rep: failures return. */
+static void verify_inherited(rd *r, const fbe_ir_struct *base, LLVMValueRef fn)
+{
+    jit_emit *e = r->e;
+    LLVMValueRef args[] = {r->data, r->size, r->info, LLVMGetParam(fn, 3), r->depth,
+                           local_load(r, r->budget, e->i64), r->rep};
+    on_result(r, LLVMBuildCall2(e->b, r->verify_t, r->e->fns[jit_struct_index(e, base)].std_verify,
+                                args, 7, ""),
+              r->ret_bb);
+}
+
 /* std_verify.S (partial == false): the body is complete; std_verify_older.S: the
  * body is shorter than the schema's (the caller tells them apart). A chunk
- * function (chunked structs) is the same for fields [lo, hi). */
+ * function (chunked structs) is the same for fields [lo, hi). With `base`
+ * (st's root function: shared_base), fields [0, lo) are base's. */
 static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool partial,
-                          size_t lo, size_t hi)
+                          size_t lo, size_t hi, const fbe_ir_struct *base)
 {
     jit_emit *e = r->e;
     begin(r, fn, st, true, false);
     LLVMValueRef body = LLVMGetParam(fn, 3);
-    if (!any_checked(st, lo, hi)) {
+    bool base_checked = base && any_checked(st, 0, lo);
+    if (!base_checked && !any_checked(st, lo, hi)) {
         LLVMBuildRet(e->b, LLVMGetParam(fn, 5));
         return;
     }
@@ -775,6 +808,8 @@ static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool 
     ret_ok(r);
     back(r, saved);
 
+    if (base_checked)
+        verify_inherited(r, base, fn);
     v_fields(r, st, lo, hi, body, partial ? ld32(r, body) : NULL, done);
 }
 
@@ -1163,10 +1198,26 @@ static void d_fields(rd *r, const fbe_ir_struct *st, size_t lo, size_t hi, LLVMV
     LLVMBuildBr(e->b, done);
 }
 
+/* Calls base's read function on the body being read (inherited fields into
+ * the same host value, whose first member is the base): a failure, the base's
+ * later fields zeroed, goes to fail. */
+static void read_inherited(rd *r, const fbe_ir_struct *base, LLVMValueRef fn,
+                           LLVMBasicBlockRef fail)
+{
+    jit_emit *e = r->e;
+    LLVMValueRef args[] = {r->data, r->size, r->ctx, LLVMGetParam(fn, 3), r->depth,
+                           LLVMGetParam(fn, 5), local_load(r, r->budget, e->i64),
+                           local_load(r, r->aptr, e->ptr)};
+    LLVMValueRef res = LLVMBuildCall2(e->b, r->read_t, e->fns[jit_struct_index(e, base)].std_read,
+                                      args, 8, "");
+    local_store(r, r->aptr, LLVMBuildExtractValue(e->b, res, 1, ""));
+    on_result(r, LLVMBuildExtractValue(e->b, res, 0, ""), fail);
+}
+
 /* std_read.S (partial == false) and std_read_older.S, like define_verify; a
  * chunk function reads fields [lo, hi). */
 static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool partial,
-                        size_t lo, size_t hi)
+                        size_t lo, size_t hi, const fbe_ir_struct *base)
 {
     jit_emit *e = r->e;
     begin(r, fn, st, false, true);
@@ -1175,6 +1226,12 @@ static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool pa
     size_t n = hi - lo;
     load_state(r, fn);
     if (n == 0) {
+        if (base) {
+            LLVMBasicBlockRef saved, fail = at_block(r, "failed", &saved);
+            ret_failed(r);
+            back(r, saved);
+            read_inherited(r, base, fn, fail);
+        }
         ret_ok(r);
         return true;
     }
@@ -1219,6 +1276,8 @@ static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool pa
     ret_ok(r);
     back(r, saved);
 
+    if (base)
+        read_inherited(r, base, fn, zero[0]);
     if (partial)
         d_fields(r, st, lo, hi, body, ld32(r, body), host, zero, init, init[n]);
     else
@@ -1278,11 +1337,11 @@ static LLVMValueRef chunk_fn(rd *r, const fbe_ir_struct *st, bool reading, size_
  * length): a leaf or its children in order, each having reported its own
  * failure. */
 static bool define_verify_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
-                               size_t hi)
+                               size_t hi, const fbe_ir_struct *base)
 {
     jit_emit *e = r->e;
     if (hi - lo <= jit_chunks.fields) {
-        define_verify(r, st, fn, true, lo, hi);
+        define_verify(r, st, fn, true, lo, hi, base);
         return true;
     }
     size_t span = jit_chunk_span(lo, hi, jit_chunks.fields), k = (hi - lo + span - 1) / span;
@@ -1294,7 +1353,7 @@ static bool define_verify_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, 
         if (!any_checked(st, a, b))
             continue;
         fns[c] = chunk_fn(r, st, false, a, b);
-        if (!define_verify_node(r, st, fns[c], a, b)) {
+        if (!define_verify_node(r, st, fns[c], a, b, NULL)) {
             free(fns);
             return false;
         }
@@ -1305,12 +1364,14 @@ static bool define_verify_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, 
     r->ret_bb = at_block(r, "fail", &saved);
     ret_failed(r);
     back(r, saved);
+    if (base && any_checked(st, 0, lo))
+        verify_inherited(r, base, fn);
     for (size_t c = 0; c < k; c++) {
         if (!fns[c])
             continue;
         LLVMValueRef args[] = {r->data, r->size, r->info, LLVMGetParam(fn, 3), r->depth,
-                               local_load(r, r->budget, e->i64)};
-        on_result(r, LLVMBuildCall2(e->b, r->verify_t, fns[c], args, 6, ""), r->ret_bb);
+                               local_load(r, r->budget, e->i64), r->rep};
+        on_result(r, LLVMBuildCall2(e->b, r->verify_t, fns[c], args, 7, ""), r->ret_bb);
     }
     ret_ok(r);
     free(fns);
@@ -1321,11 +1382,12 @@ static bool define_verify_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, 
  * order. A failed child has zeroed its own fields after the failing one; this
  * zeroes the later children's (one range each: the fields are in order) and
  * returns the status. */
-static bool define_read_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo, size_t hi)
+static bool define_read_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo, size_t hi,
+                             const fbe_ir_struct *base)
 {
     jit_emit *e = r->e;
     if (hi - lo <= jit_chunks.fields)
-        return define_read(r, st, fn, true, lo, hi);
+        return define_read(r, st, fn, true, lo, hi, base);
     size_t span = jit_chunk_span(lo, hi, jit_chunks.fields), k = (hi - lo + span - 1) / span;
     LLVMValueRef *fns = calloc(k, sizeof *fns);
     LLVMBasicBlockRef *zero = calloc(k + 1, sizeof *zero);
@@ -1333,7 +1395,7 @@ static bool define_read_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, si
     for (size_t c = 0; c < k && ok; c++) {
         size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
         fns[c] = chunk_fn(r, st, true, a, b);
-        ok = define_read_node(r, st, fns[c], a, b);
+        ok = define_read_node(r, st, fns[c], a, b, NULL);
     }
     if (!ok) {
         free(fns);
@@ -1359,6 +1421,8 @@ static bool define_read_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, si
         LLVMBuildBr(e->b, zero[c + 1]);
     }
     jit_position(e, saved);
+    if (base)
+        read_inherited(r, base, fn, zero[0]);
     for (size_t c = 0; c < k; c++) {
         LLVMValueRef args[] = {r->data, r->size, r->ctx, body, r->depth, host,
                                local_load(r, r->budget, e->i64), local_load(r, r->aptr, e->ptr)};
@@ -1639,8 +1703,8 @@ bool jit_emit_std_read(jit_emit *e)
     LLVMTypeRef ctx_fields[CTX_FIELDS] = {e->ptr, e->ptr, e->i32, jit_decode_budget_t(e)};
     r.ctx_t = LLVMStructTypeInContext(e->ctx, ctx_fields, CTX_FIELDS, 0);
     r.decode_alloc = jit_decode_alloc_fn(e, &r.decode_alloc_t);
-    LLVMTypeRef vparams[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->i64};
-    r.verify_t = LLVMFunctionType(e->i64, vparams, 6, 0);
+    LLVMTypeRef vparams[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->i64, e->ptr};
+    r.verify_t = LLVMFunctionType(e->i64, vparams, 7, 0);
     LLVMTypeRef rret[] = {e->i64, e->ptr};
     r.read_ret_t = LLVMStructTypeInContext(e->ctx, rret, 2, 0);
     LLVMTypeRef rparams[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->ptr, e->i64, e->ptr};
@@ -1666,10 +1730,10 @@ bool jit_emit_std_read(jit_emit *e)
         jit_struct_fns *f = &e->fns[i];
         char name[512];
         snprintf(name, sizeof name, "std_verify.%s", st->c_name);
-        f->std_verify = jit_declare(e, name, e->i64, vparams, 6, false);
+        f->std_verify = jit_declare(e, name, e->i64, vparams, 7, false);
         if (r.inl[i]) {
             snprintf(name, sizeof name, "std_verify_older.%s", st->c_name);
-            r.vpartial[i] = jit_declare(e, name, e->i64, vparams, 6, false);
+            r.vpartial[i] = jit_declare(e, name, e->i64, vparams, 7, false);
         }
         snprintf(name, sizeof name, "std_read.%s", st->c_name);
         f->std_read = jit_declare(e, name, r.read_ret_t, rparams, 8, false);
@@ -1699,21 +1763,24 @@ bool jit_emit_std_read(jit_emit *e)
     for (size_t i = 0; i < n; i++) {
         const fbe_ir_struct *st = e->codec->types[i].ir;
         jit_struct_fns *f = &e->fns[i];
+        size_t all = st->field_count;
+        /* fields [0, own) are the base's (shared_base), read by its functions */
+        const fbe_ir_struct *base = r.inl[i] ? NULL : shared_base(&r, st);
+        size_t own = base ? st->own_field_start : 0;
         if (r.inl[i]) {
-            size_t all = st->field_count;
-            define_verify(&r, st, f->std_verify, false, 0, all);
-            define_verify(&r, st, r.vpartial[i], true, 0, all);
-            if (!define_read(&r, st, f->std_read, false, 0, all) ||
-                !define_read(&r, st, r.rpartial[i], true, 0, all))
+            define_verify(&r, st, f->std_verify, false, 0, all, NULL);
+            define_verify(&r, st, r.vpartial[i], true, 0, all, NULL);
+            if (!define_read(&r, st, f->std_read, false, 0, all, NULL) ||
+                !define_read(&r, st, r.rpartial[i], true, 0, all, NULL))
                 goto out;
         } else if (chunked(st)) {
-            if (!define_verify_node(&r, st, f->std_verify, 0, st->field_count) ||
-                !define_read_node(&r, st, f->std_read, 0, st->field_count))
+            if (!define_verify_node(&r, st, f->std_verify, own, all, base) ||
+                !define_read_node(&r, st, f->std_read, own, all, base))
                 goto out;
         } else {
             /* one guarded function takes complete and shorter bodies */
-            define_verify(&r, st, f->std_verify, true, 0, st->field_count);
-            if (!define_read(&r, st, f->std_read, true, 0, st->field_count))
+            define_verify(&r, st, f->std_verify, true, own, all, base);
+            if (!define_read(&r, st, f->std_read, true, own, all, base))
                 goto out;
         }
         define_verify_entry(&r, st, f);

@@ -270,14 +270,24 @@ static void emit_write(jit_emit *e, const fbe_ir_type *t, LLVMValueRef data, LLV
     }
 }
 
-/* std_size.S, or a chunk of it: `base` + the extras of fields [lo, hi). */
+/* The inherited part of std_size.S (jit_inherited): the base's size, whose
+ * body constant is the base's, not st's. */
+static LLVMValueRef inherited_size(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef v)
+{
+    return LLVMBuildSub(e->b, call_size(e, st->base, v), jit_i64(e, st->base->std_body_size), "");
+}
+
+/* std_size.S, or a chunk of it: `base` + the extras of fields [lo, hi), plus
+ * the inherited fields' when `inherit` (the root of a derived struct). */
 static void define_size_range(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
-                              size_t hi, uint64_t base)
+                              size_t hi, uint64_t base, bool inherit)
 {
     jit_begin_function(e, fn);
     LLVMValueRef v = LLVMGetParam(fn, 0);
     LLVMValueRef acc = jit_alloca(e, e->i64, "size");
     LLVMBuildStore(e->b, jit_i64(e, base), acc);
+    if (inherit)
+        add(e, acc, inherited_size(e, st, v));
     for (size_t i = lo; i < hi; i++) {
         const fbe_ir_field *fd = &st->fields[i];
         if (has_extras(fd->type))
@@ -292,16 +302,27 @@ static uint64_t body_header(const fbe_ir_struct *st)
     return (uint64_t)st->std_body_size | (uint64_t)st->type_number << 32;
 }
 
-/* std_write.S (with the header), or a chunk of it: fields [lo, hi). */
+/* The inherited fields of a derived struct's body: the base's writer, whose
+ * header (the base's) the caller writes over afterwards. Returns the new end. */
+static LLVMValueRef inherited_write(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef *args)
+{
+    return call_write(e, st->base, args[0], args[1], args[2], args[3]);
+}
+
+/* std_write.S (with the header), or a chunk of it: fields [lo, hi), after the
+ * inherited ones when `inherit`. */
 static void define_write_range(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
-                               size_t hi, bool header_too)
+                               size_t hi, bool header_too, bool inherit)
 {
     jit_begin_function(e, fn);
-    LLVMValueRef data = LLVMGetParam(fn, 0);
-    LLVMValueRef body = LLVMGetParam(fn, 1);
+    LLVMValueRef args[4];
+    for (unsigned i = 0; i < 4; i++)
+        args[i] = LLVMGetParam(fn, i);
+    LLVMValueRef data = args[0];
+    LLVMValueRef body = args[1];
     LLVMValueRef end_slot = jit_alloca(e, e->i64, "end");
-    LLVMBuildStore(e->b, LLVMGetParam(fn, 2), end_slot);
-    LLVMValueRef v = LLVMGetParam(fn, 3);
+    LLVMBuildStore(e->b, inherit ? inherited_write(e, st, args) : args[2], end_slot);
+    LLVMValueRef v = args[3];
     /* The whole 8-byte header in one store: size, then type number. */
     if (header_too)
         jit_store_at(e, jit_i64(e, body_header(st)), data, body);
@@ -335,9 +356,9 @@ static LLVMValueRef write_chunk_fn(jit_emit *e, LLVMValueRef like, const char *w
 }
 
 static void define_size_node(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
-                             size_t hi, uint64_t base);
+                             size_t hi, uint64_t base, bool inherit);
 static void define_write_node(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
-                              size_t hi, bool header_too);
+                              size_t hi, bool header_too, bool inherit);
 
 /* The children of chunk node [lo, hi) of `fn`, each defined (a subtree of its
  * own); *k receives their number. */
@@ -353,24 +374,26 @@ static LLVMValueRef *write_children(jit_emit *e, const fbe_ir_struct *st, LLVMVa
         size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
         fns[c] = write_chunk_fn(e, fn, size ? "std_size" : "std_write", st, a, b);
         if (size)
-            define_size_node(e, st, fns[c], a, b, 0);
+            define_size_node(e, st, fns[c], a, b, 0, false);
         else
-            define_write_node(e, st, fns[c], a, b, false);
+            define_write_node(e, st, fns[c], a, b, false, false);
     }
     return fns;
 }
 
 static void define_size_node(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
-                             size_t hi, uint64_t base)
+                             size_t hi, uint64_t base, bool inherit)
 {
     if (hi - lo <= jit_chunks.write_fields) {
-        define_size_range(e, st, fn, lo, hi, base);
+        define_size_range(e, st, fn, lo, hi, base, inherit);
         return;
     }
     size_t k;
     LLVMValueRef *fns = write_children(e, st, fn, true, lo, hi, &k);
     jit_begin_function(e, fn);
     LLVMValueRef v = LLVMGetParam(fn, 0), acc = jit_i64(e, base);
+    if (inherit)
+        acc = LLVMBuildAdd(e->b, acc, inherited_size(e, st, v), "");
     for (size_t c = 0; c < k; c++)
         acc = LLVMBuildAdd(e->b, acc,
                            LLVMBuildCall2(e->b, LLVMGlobalGetValueType(fns[c]), fns[c], &v, 1, ""), "");
@@ -379,10 +402,10 @@ static void define_size_node(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef 
 }
 
 static void define_write_node(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
-                              size_t hi, bool header_too)
+                              size_t hi, bool header_too, bool inherit)
 {
     if (hi - lo <= jit_chunks.write_fields) {
-        define_write_range(e, st, fn, lo, hi, header_too);
+        define_write_range(e, st, fn, lo, hi, header_too, inherit);
         return;
     }
     size_t k;
@@ -391,6 +414,8 @@ static void define_write_node(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef
     LLVMValueRef args[4];
     for (unsigned i = 0; i < 4; i++)
         args[i] = LLVMGetParam(fn, i);
+    if (inherit)
+        args[2] = inherited_write(e, st, args);
     if (header_too) {
         jit_store_at(e, jit_i64(e, body_header(st)), args[0], args[1]);
     }
@@ -400,57 +425,23 @@ static void define_write_node(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef
     free(fns);
 }
 
-/* Fields whose serialize is a loop over elements (an optional's inner type
- * counted): what Loop Strength Reduction's cost grows with. */
-static size_t loop_fields(const fbe_ir_struct *st)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < st->field_count; i++) {
-        const fbe_ir_type *t = st->fields[i].type;
-        if (t->kind == FBE_IR_OPTIONAL)
-            t = t->elem;
-        switch (t->kind) {
-        case FBE_IR_ARRAY:
-        case FBE_IR_VECTOR:
-        case FBE_IR_LIST:
-        case FBE_IR_SET:
-        case FBE_IR_MAP:
-        case FBE_IR_HASH:
-            n++;
-            break;
-        default:
-            break;
-        }
-    }
-    return n;
-}
-
-/* Chunked above min_fields fields, or above write_loops element loops: 48
- * fields of which 12 are int32[] took 3.3 s of code generation, 64 with 16
- * took 9.2 s (unchunked, FBE_JIT_CACHE_DIR= fbec encode --stats). A struct of
- * at most write_fields fields is one leaf either way: no golden type changes
- * (those of more than 16 fields have no loop). */
-static bool write_chunked(const fbe_ir_struct *st)
-{
-    if (jit_chunks.write_fields < 2 || st->field_count <= jit_chunks.write_fields)
-        return false;
-    return st->field_count > jit_chunks.min_fields || loop_fields(st) > jit_chunks.write_loops;
-}
-
+/* Fields [lo, n) of st are its own (lo = jit_inherited): chunked by those. */
 static void define_size(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f)
 {
-    if (write_chunked(st))
-        define_size_node(e, st, f->std_size, 0, st->field_count, st->std_body_size);
+    size_t lo = jit_inherited(e, st);
+    if (jit_write_chunked(st, lo))
+        define_size_node(e, st, f->std_size, lo, st->field_count, st->std_body_size, lo > 0);
     else
-        define_size_range(e, st, f->std_size, 0, st->field_count, st->std_body_size);
+        define_size_range(e, st, f->std_size, lo, st->field_count, st->std_body_size, lo > 0);
 }
 
 static void define_write(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f)
 {
-    if (write_chunked(st))
-        define_write_node(e, st, f->std_write, 0, st->field_count, true);
+    size_t lo = jit_inherited(e, st);
+    if (jit_write_chunked(st, lo))
+        define_write_node(e, st, f->std_write, lo, st->field_count, true, lo > 0);
     else
-        define_write_range(e, st, f->std_write, 0, st->field_count, true);
+        define_write_range(e, st, f->std_write, lo, st->field_count, true, lo > 0);
 }
 
 static void define_entries(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f)

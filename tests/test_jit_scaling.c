@@ -47,12 +47,10 @@ typedef struct shape {
 } shape;
 
 /* One unit (module.h: the standard reading side is the largest) lowered for
- * one struct of n fields. */
-static shape lowered(size_t n, bool mixed, int unit)
+ * a schema. */
+static shape lowered_text(const char *text, int unit)
 {
-    char *text = one_struct(n, mixed);
     fbe_schema *s = load_text_ok(text);
-    free(text);
     fbe_codec *codec = fbe_interp_create(s, NULL, NULL);
     assert_non_null(codec);
     jit_init_native();
@@ -85,6 +83,15 @@ static shape lowered(size_t n, bool mixed, int unit)
     LLVMDisposeTargetMachine(tm);
     fbe_codec_free(codec);
     fbe_schema_free(s);
+    return sh;
+}
+
+/* ... for one struct of n fields. */
+static shape lowered(size_t n, bool mixed, int unit)
+{
+    char *text = one_struct(n, mixed);
+    shape sh = lowered_text(text, unit);
+    free(text);
     return sh;
 }
 
@@ -126,6 +133,55 @@ static void test_lowering_scales_linearly(void **state)
     check_linear(true, FBE_TEST_SANITIZED ? 500 : 2000, JIT_UNIT_STD_READ);
     check_linear(true, FBE_TEST_SANITIZED ? 500 : 2000, JIT_UNIT_FINAL_READ);
     check_linear(true, FBE_TEST_SANITIZED ? 500 : 2000, JIT_UNIT_STD_WRITE);
+    check_linear(true, FBE_TEST_SANITIZED ? 500 : 2000, JIT_UNIT_FINAL_WRITE);
+}
+
+/* A chain of `levels` structs, each deriving from the one before and adding
+ * `per` fields: mixed (so that every level is too large to be inlined) or
+ * int32 with a small fixed struct (the final model's fixed structs: copy and
+ * depth functions). */
+static char *chain(size_t levels, size_t per, bool mixed)
+{
+    size_t cap = 128 + levels * (32 + per * 32), len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    len += (size_t)snprintf(text + len, cap - len,
+                            "package p\nstruct T { int32 a; string b; }\nstruct U { int32 a; }\n");
+    static const char *const kinds[] = {"int32", "string", "int32[]", "T"};
+    for (size_t l = 0; l < levels; l++) {
+        if (l)
+            len += (size_t)snprintf(text + len, cap - len, "struct S%zu : S%zu {\n", l, l - 1);
+        else
+            len += (size_t)snprintf(text + len, cap - len, "struct S0 {\n");
+        for (size_t i = 0; i < per; i++)
+            len += (size_t)snprintf(text + len, cap - len, "  %s f%zu_%zu;\n",
+                                    mixed ? kinds[i % 4] : i % 5 ? "int32" : "U", l, i);
+        len += (size_t)snprintf(text + len, cap - len, "}\n");
+    }
+    return text;
+}
+
+/* Inherited fields are lowered once, in the base's functions (jit_inherited):
+ * chains of 16, 32 and 64 levels of 20 fields grow the lowered code at most
+ * x2.3 per doubling. Lowered per level, the fields would be 20 * N^2 / 2. */
+static void test_inheritance_scales_linearly(void **state)
+{
+    (void)state;
+    static const char *const units[] = {"standard write", "standard read", "final write",
+                                        "final read"};
+    for (int mixed = 0; mixed < 2; mixed++)
+    for (int unit = JIT_UNIT_STD_WRITE; unit <= JIT_UNIT_FINAL_READ; unit++) {
+        shape sh[3];
+        for (int k = 0; k < 3; k++) {
+            char *text = chain((size_t)16 << k, 20, mixed);
+            sh[k] = lowered_text(text, unit);
+            free(text);
+        }
+        print_message("%s, %s chains of 16/32/64: %zu, %zu, %zu instructions\n", units[unit],
+                      mixed ? "mixed" : "fixed", sh[0].total, sh[1].total, sh[2].total);
+        for (int k = 1; k < 3; k++)
+            assert_true((double)sh[k].total <= 2.3 * (double)sh[k - 1].total);
+    }
 }
 
 /* Without chunks (the hook of emit.h) a large struct is one function per
@@ -136,8 +192,6 @@ static void test_unchunked_struct_is_one_function(void **state)
     (void)state;
     jit_chunking saved = jit_chunks;
     for (int unit = JIT_UNIT_STD_WRITE; unit <= JIT_UNIT_FINAL_READ; unit++) {
-        if (unit == JIT_UNIT_FINAL_WRITE)
-            continue; /* not chunked (docs/jit.md) */
         jit_chunks.fields = jit_chunks.write_fields = 0;
         shape one = lowered(1000, true, unit), two = lowered(2000, true, unit);
         jit_chunks = saved;
@@ -156,10 +210,8 @@ static void test_threshold(void **state)
 {
     (void)state;
     for (int unit = JIT_UNIT_STD_WRITE; unit <= JIT_UNIT_FINAL_READ; unit++) {
-        if (unit == JIT_UNIT_FINAL_WRITE)
-            continue;
         /* (the write side is chunked earlier when fields loop: see below) */
-        bool mixed = unit != JIT_UNIT_STD_WRITE;
+        bool mixed = unit != JIT_UNIT_STD_WRITE && unit != JIT_UNIT_FINAL_WRITE;
         shape below = lowered(256, mixed, unit), above = lowered(257, mixed, unit);
         print_message("256 fields: %zu functions, largest %zu; 257: %zu functions, largest %zu\n",
                       below.functions, below.largest, above.functions, above.largest);
@@ -185,9 +237,7 @@ static void compare_chunked(const char *schema_text, const char *type, size_t mi
     jit_chunking saved = jit_chunks;
     if (min) /* 0: the defaults */
         jit_chunks = (jit_chunking){min, per, per, 0};
-    fbe_jit_options jo = {.require_native = true,
-                          .parts = FBE_JIT_READ_OF(FBE_STANDARD) | FBE_JIT_READ_OF(FBE_FINAL) |
-                                   FBE_JIT_WRITE_OF(FBE_STANDARD)};
+    fbe_jit_options jo = {.require_native = true};
     fbe_status st = FBE_OK;
     fbe_codec *jit = fbe_jit_compile(s, &jo, &st);
     jit_chunks = saved;
@@ -356,6 +406,87 @@ static void test_write_loop_threshold(void **state)
 }
 
 /* A golden schema with every struct of more than 4 fields chunked. */
+/* Derived structs call their base's functions (jit_inherited): chains of
+ * structs too large to inline, two heirs of one base (the second has a copy of
+ * the base's fields, which verify must report), fixed chains (final model:
+ * copy and depth functions), a heir that is not fixed of a fixed base, with
+ * the defaults and with every struct chunked. */
+static const char inherit_schema[] =
+    "package ih\n"
+    "enum E : byte { a; b; }\n"
+    "struct T { int32 a; string b; }\n"
+    "struct P { int16 p; int32 q; }\n"
+    "struct Q : P { P inner; int64 r; }\n"
+    "struct R : Q { uuid u; Q q2; }\n"
+    "struct B { string s0; string s1; string s2; string s3; string s4; string s5;\n"
+    "  string s6; string s7; string s8; string s9; string s10; string s11; string s12;\n"
+    "  string s13; string s14; string s15; string s16; string s17; int32 n; T t; int32[] v; }\n"
+    "struct C : B { int32[] l; string c; T? o; E e; }\n"
+    "struct D : C { bool f; string d; R r; T[] ts; }\n"
+    "struct F : B { string w; }\n"
+    "struct G : R { string g; }\n"
+    "struct H : D { int32 h; }\n"
+    "struct Top { H h; F? f; G[] gs; D d; R r; }\n";
+
+static void test_inherited_code_matches_the_interpreter(void **state)
+{
+    (void)state;
+    unsigned values = FBE_TEST_SANITIZED ? 5 : 20;
+    compare_chunked(inherit_schema, "ih.H", 0, 0, values);
+    compare_chunked(inherit_schema, "ih.F", 0, 0, values);
+    compare_chunked(inherit_schema, "ih.G", 0, 0, values);
+    compare_chunked(inherit_schema, "ih.Top", 3, 2, values);
+    compare_chunked(inherit_schema, "ih.H", 3, 2, values);
+}
+
+/* verify's depth limit inside inherited fixed structs (final_depth: R's fields
+ * are P's, Q's and its own): every limit from 1 to past the deepest, both
+ * models, the interpreter's status, offset, struct and field. */
+static void test_inherited_depth_matches_the_interpreter(void **state)
+{
+    (void)state;
+    fbe_schema *s = load_text_ok(inherit_schema);
+    fbe_codec *interp = fbe_interp_create(s, NULL, NULL);
+    fbe_jit_options jo = {.require_native = true};
+    fbe_codec *jit = fbe_jit_compile(s, &jo, NULL);
+    assert_non_null(interp);
+    assert_non_null(jit);
+    static const char *const types[] = {"ih.R", "ih.G", "ih.H", "ih.Top"};
+    fbe_arena arena;
+    fbe_arena_init(&arena, NULL, NULL);
+    unsigned too_deep = 0;
+    for (size_t k = 0; k < sizeof types / sizeof *types; k++) {
+        const fbe_type *ti = fbe_codec_type(interp, types[k]), *tj = fbe_codec_type(jit, types[k]);
+        void *value = fbe_arena_zalloc(&arena, ti->ir->host_size);
+        assert_non_null(value);
+        fbe_init(ti->ir, value);
+        for (int m = 0; m < 2; m++) {
+            fbe_buffer frame;
+            fbe_buffer_init(&frame, NULL, NULL);
+            assert_int_equal(fbe_serialize(ti, (fbe_model)m, value, &frame), FBE_OK);
+            for (unsigned depth = 1; depth <= 8; depth++) {
+                fbe_decode_options o = {.max_depth = depth};
+                fbe_verify_info ii = {0}, ij = {0};
+                fbe_status si = fbe_verify_with(ti, (fbe_model)m, frame.data, frame.size, &ii, &o);
+                fbe_status sj = fbe_verify_with(tj, (fbe_model)m, frame.data, frame.size, &ij, &o);
+                assert_int_equal(si, sj);
+                assert_int_equal(ii.offset, ij.offset);
+                assert_ptr_equal(ii.type, ij.type);
+                assert_ptr_equal(ii.field, ij.field);
+                too_deep += si == FBE_TOO_DEEP;
+            }
+            fbe_buffer_free(&frame);
+        }
+    }
+    /* the limits reached the inherited levels (not vacuous) */
+    print_message("%u verifications too deep\n", too_deep);
+    assert_true(too_deep >= 16);
+    fbe_arena_free(&arena);
+    fbe_codec_free(jit);
+    fbe_codec_free(interp);
+    fbe_schema_free(s);
+}
+
 static void test_chunked_golden(void **state)
 {
     (void)state;
@@ -379,6 +510,9 @@ int main(void)
         cmocka_unit_test(test_write_loop_threshold),
         cmocka_unit_test(test_chunked_code_matches_the_interpreter),
         cmocka_unit_test(test_chunked_golden),
+        cmocka_unit_test(test_inheritance_scales_linearly),
+        cmocka_unit_test(test_inherited_code_matches_the_interpreter),
+        cmocka_unit_test(test_inherited_depth_matches_the_interpreter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

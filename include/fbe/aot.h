@@ -33,8 +33,9 @@ extern "C" {
 #endif
 
 /* Bumped whenever fbe_aot_image, fbe_aot_type, the IR structs or the entry points'
- * signatures change (3: fbe_verify_fn takes the decode options). */
-#define FBE_AOT_ABI_VERSION 3u
+ * signatures change, or the runtime helpers' meaning (3: fbe_verify_fn takes the
+ * decode options; 4: fbe_jit_verify_fail reports type->fields[field->index]). */
+#define FBE_AOT_ABI_VERSION 4u
 
 /* One struct type of an image: its IR (inside the image) and the native entry
  * points. A NULL entry point was not lowered natively when the object was
