@@ -67,12 +67,51 @@ bool gc_is_plain(const fbe_ir_type *t)
     return gc_class_of(t) == GC_COPY;
 }
 
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9u;
+    return x ^ (x >> 29);
+}
+
+static uint64_t pointer_hash(const void *p)
+{
+    return mix((uint64_t)(uintptr_t)p);
+}
+
+/* A table of at least twice `n` slots. */
+static size_t *new_slots(size_t n, size_t *mask)
+{
+    size_t slots = 16;
+    while (slots < 2 * n)
+        slots *= 2;
+    *mask = slots - 1;
+    return calloc(slots, sizeof(size_t));
+}
+
 size_t gc_struct_index(const gc *g, const fbe_ir_struct *st)
 {
-    for (size_t i = 0; i < g->struct_count; i++)
-        if (g->structs[i] == st)
-            return i;
+    if (!g->struct_slots)
+        return (size_t)-1;
+    for (size_t h = pointer_hash(st) & g->struct_mask; g->struct_slots[h];
+         h = (h + 1) & g->struct_mask)
+        if (g->structs[g->struct_slots[h] - 1] == st)
+            return g->struct_slots[h] - 1;
     return (size_t)-1;
+}
+
+static bool index_structs(gc *g)
+{
+    g->struct_slots = new_slots(g->struct_count, &g->struct_mask);
+    if (!g->struct_slots)
+        return false;
+    for (size_t i = 0; i < g->struct_count; i++) {
+        size_t h = pointer_hash(g->structs[i]) & g->struct_mask;
+        while (g->struct_slots[h])
+            h = (h + 1) & g->struct_mask;
+        g->struct_slots[h] = i + 1;
+    }
+    return true;
 }
 
 const fbe_ir_struct *gc_shared_base(const fbe_ir_struct *st)
@@ -92,26 +131,74 @@ static bool same_type(const fbe_ir_type *a, const fbe_ir_type *b)
            same_type(a->elem, b->elem) && same_type(a->key, b->key);
 }
 
+/* Agrees with same_type: equal types hash equal. */
+static uint64_t type_hash(const fbe_ir_type *t)
+{
+    if (!t)
+        return 0x9e3779b97f4a7c15u;
+    uint64_t h = mix((uint64_t)t->kind << 32 ^ t->array_len);
+    h = mix(h ^ pointer_hash(t->enum_type)) ^ pointer_hash(t->flags_type);
+    h = mix(h ^ pointer_hash(t->struct_type)) ^ type_hash(t->elem);
+    return mix(h ^ mix(type_hash(t->key)));
+}
+
+/* Node index + 1 slot for hash h: the node's, or the empty one to take. */
+static size_t *node_slot(gc *g, const fbe_ir_type *t, uint64_t h)
+{
+    size_t i = h & g->node_mask;
+    while (g->node_slots[i] && !(g->node_hash[g->node_slots[i] - 1] == h &&
+                                 same_type(g->nodes[g->node_slots[i] - 1], t)))
+        i = (i + 1) & g->node_mask;
+    return &g->node_slots[i];
+}
+
+/* Room for one more node: the arrays grown, the index rebuilt when half full. */
+static bool node_room(gc *g)
+{
+    if (g->node_count == g->node_cap) {
+        size_t cap = g->node_cap ? g->node_cap * 2 : 64;
+        const fbe_ir_type **n = realloc(g->nodes, cap * sizeof *n);
+        if (n)
+            g->nodes = n;
+        uint64_t *hs = n ? realloc(g->node_hash, cap * sizeof *hs) : NULL;
+        if (!hs)
+            return false;
+        g->node_hash = hs;
+        g->node_cap = cap;
+    }
+    if (g->node_slots && 2 * (g->node_count + 1) <= g->node_mask + 1)
+        return true;
+    size_t mask;
+    size_t *slots = new_slots(g->node_count + 1, &mask);
+    if (!slots)
+        return false;
+    free(g->node_slots);
+    g->node_slots = slots;
+    g->node_mask = mask;
+    for (size_t i = 0; i < g->node_count; i++)
+        *node_slot(g, g->nodes[i], g->node_hash[i]) = i + 1;
+    return true;
+}
+
 size_t gc_node(gc *g, const fbe_ir_type *t)
 {
-    for (size_t i = 0; i < g->node_count; i++)
-        if (same_type(g->nodes[i], t))
-            return i;
+    uint64_t h = type_hash(t);
+    if (g->node_slots) {
+        size_t *slot = node_slot(g, t, h);
+        if (*slot)
+            return *slot - 1;
+    }
     if (g->frozen) { /* a function would be called that is never emitted */
         gc_error(g, "internal error: a type node was not registered");
         return 0;
     }
-    if (g->node_count == g->node_cap) {
-        size_t cap = g->node_cap ? g->node_cap * 2 : 64;
-        const fbe_ir_type **n = realloc(g->nodes, cap * sizeof *n);
-        if (!n) {
-            gc_error(g, "out of memory");
-            return 0;
-        }
-        g->nodes = n;
-        g->node_cap = cap;
+    if (!node_room(g)) {
+        gc_error(g, "out of memory");
+        return 0;
     }
     g->nodes[g->node_count] = t;
+    g->node_hash[g->node_count] = h;
+    *node_slot(g, t, h) = g->node_count + 1;
     return g->node_count++;
 }
 
@@ -176,8 +263,9 @@ uint64_t gc_node_min(const gc *g, const fbe_ir_type *t)
         return t->final_size;
     switch (t->kind) {
     case FBE_IR_STRUCT: {
-        const fbe_type *ty = fbe_codec_type_of(g->interp, t->struct_type);
-        return ty ? interp_prog_of(ty)->final_min : 0;
+        /* the struct table is the codec's type table (checked) */
+        size_t k = gc_struct_index(g, t->struct_type);
+        return k < g->interp->type_count ? interp_prog_of(&g->interp->types[k])->final_min : 0;
     }
     case FBE_IR_ARRAY: {
         uint64_t m = (uint64_t)t->array_len * gc_node_min(g, t->elem);
@@ -227,8 +315,10 @@ bool fbe_gen_c(const fbe_schema *schema, unsigned max_depth, FILE *out)
         for (size_t k = 0; k < p->struct_count; k++)
             g.structs[g.struct_count++] = p->structs[k];
     }
-    for (size_t i = 0; i < g.struct_count; i++)
-        if (fbe_codec_type_of(interp, g.structs[i]) != &interp->types[i])
+    if (!index_structs(&g))
+        gc_error(&g, "out of memory");
+    for (size_t i = 0; i < g.struct_count && !g.failed; i++)
+        if (i >= interp->type_count || interp->types[i].ir != g.structs[i])
             gc_error(&g, "the struct table differs from the codec's (struct %s)",
                      g.structs[i]->full_name);
     for (size_t i = 0; i < g.struct_count; i++) {
@@ -265,6 +355,9 @@ bool fbe_gen_c(const fbe_schema *schema, unsigned max_depth, FILE *out)
     }
     free(text);
     free(g.nodes);
+    free(g.node_hash);
+    free(g.node_slots);
+    free(g.struct_slots);
     free(g.is_base);
     free(g.structs);
     fbe_codec_free(interp);

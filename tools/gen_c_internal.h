@@ -49,6 +49,12 @@ typedef struct gc {
      * by structure */
     const fbe_ir_type **nodes;
     size_t node_count, node_cap;
+    /* Open-addressing indexes (value: index + 1, 0 empty), so that a schema of
+     * many structs and types generates in linear time: structs by address,
+     * nodes by structure (node_hash[i] is node i's). */
+    size_t *struct_slots, struct_mask;
+    size_t *node_slots, node_mask;
+    uint64_t *node_hash;
     bool frozen; /* every node is registered: emission has started */
     bool failed;
 } gc;
