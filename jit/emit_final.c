@@ -504,14 +504,14 @@ static LLVMValueRef chunk_fn(fin *F, LLVMValueRef like, const char *what, const 
 }
 
 /* The bytes of fields [lo, hi) (not saturated), after the inherited ones when
- * `inherit`: a leaf, or a node adding its children's. */
+ * `inherit`: a leaf, or (`node`) a node adding its children's. */
 static void define_size_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
-                              size_t hi, bool inherit)
+                              size_t hi, bool inherit, bool node)
 {
     jit_emit *e = F->e;
     size_t k = 0, span = 0;
     LLVMValueRef *fns = NULL;
-    if (hi - lo > jit_chunks.write_fields && jit_write_chunked(st, lo)) {
+    if (node && hi - lo > jit_chunks.write_fields) {
         span = jit_chunk_span(lo, hi, jit_chunks.write_fields);
         k = (hi - lo + span - 1) / span;
         if (!(fns = calloc(k, sizeof *fns)))
@@ -519,7 +519,7 @@ static void define_size_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, 
         for (size_t c = 0; c < k; c++) {
             size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
             fns[c] = chunk_fn(F, fn, "final_size", st, a, b);
-            define_size_range(F, st, fns[c], a, b, false);
+            define_size_range(F, st, fns[c], a, b, false, true);
         }
     }
     jit_begin_function(e, fn);
@@ -552,7 +552,7 @@ static void define_size(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)
         return;
     }
     size_t lo = jit_inherited(e, st);
-    define_size_range(F, st, f->final_size, lo, st->field_count, lo > 0);
+    define_size_range(F, st, f->final_size, lo, st->field_count, lo > 0, jit_write_chunked(st, lo));
 }
 
 /* ============================== serialize ======================================== */
@@ -661,15 +661,15 @@ static LLVMValueRef write_any(fin *F, const fbe_ir_type *t, LLVMValueRef src, LL
     }
 }
 
-/* Fields [lo, hi) at w, after the inherited ones when `inherit`: a leaf, or a
- * node calling its children in order. */
+/* Fields [lo, hi) at w, after the inherited ones when `inherit`: a leaf, or
+ * (`node`) a node calling its children in order. */
 static void define_write_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
-                               size_t hi, bool inherit)
+                               size_t hi, bool inherit, bool node)
 {
     jit_emit *e = F->e;
     size_t k = 0, span = 0;
     LLVMValueRef *fns = NULL;
-    if (hi - lo > jit_chunks.write_fields && jit_write_chunked(st, lo)) {
+    if (node && hi - lo > jit_chunks.write_fields) {
         span = jit_chunk_span(lo, hi, jit_chunks.write_fields);
         k = (hi - lo + span - 1) / span;
         if (!(fns = calloc(k, sizeof *fns)))
@@ -677,7 +677,7 @@ static void define_write_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn,
         for (size_t c = 0; c < k; c++) {
             size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
             fns[c] = chunk_fn(F, fn, "final_write", st, a, b);
-            define_write_range(F, st, fns[c], a, b, false);
+            define_write_range(F, st, fns[c], a, b, false, true);
         }
     }
     jit_begin_function(e, fn);
@@ -697,7 +697,7 @@ static void define_write_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn,
 static void define_write(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)
 {
     size_t lo = jit_inherited(F->e, st);
-    define_write_range(F, st, f->final_write, lo, st->field_count, lo > 0);
+    define_write_range(F, st, f->final_write, lo, st->field_count, lo > 0, jit_write_chunked(st, lo));
 }
 
 /* ============================== verify and read ================================== */

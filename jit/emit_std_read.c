@@ -327,16 +327,17 @@ static void load_state(rd *r, LLVMValueRef fn)
 
 /* ---- failures ----------------------------------------------------------------- */
 
-/* fbe_jit_verify_fail only writes *info: telling LLVM so at the call keeps the
- * state it could otherwise read (ctx escapes to the out-of-line paths) out of
- * memory on the hot path. */
+/* fbe_jit_verify_fail only touches what its arguments point to (it writes
+ * *info, reads the reported struct and field): telling LLVM so at the call
+ * keeps the state it could otherwise read (ctx escapes to the out-of-line
+ * paths) out of memory on the hot path. */
 static void report_call(jit_emit *e, LLVMValueRef *args)
 {
     LLVMValueRef call = LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
-    /* memory(argmem: write): MemoryEffects bits, ArgMem location, ModRef = Mod */
+    /* memory(argmem: readwrite): MemoryEffects bits, ArgMem location, ModRef = 3 */
     unsigned kind = LLVMGetEnumAttributeKindForName("memory", 6);
     LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
-                             LLVMCreateEnumAttribute(e->ctx, kind, 2));
+                             LLVMCreateEnumAttribute(e->ctx, kind, 3));
 }
 
 /* status = code; report; goto fail. Ends the current block. Every failing check

@@ -38,23 +38,73 @@ static void add(jit_emit *e, LLVMValueRef acc, LLVMValueRef v)
     LLVMBuildStore(e->b, LLVMBuildAdd(e->b, cur, v, ""), acc);
 }
 
-static LLVMValueRef call_size(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef p)
+/* The size is the interpreter's (runtime/interp/std_write.c), which stays
+ * a fixed function of the host value above 32 bits instead of wrapping (views
+ * may alias one huge array many times): string lengths and block sizes count
+ * at most SIZE_CAP, loops stop once the running size reaches it, and a struct's
+ * walk returns as soon as it has reached it after a field that is neither a
+ * scalar nor a string. The running size `acc` is therefore threaded through
+ * every size function: std_size.S (ptr value, i64 acc) returns acc + S's body
+ * and extras, with STOPPED set when one of those returns was taken (a heir or
+ * the next chunk must then stop too; a holder clears it and checks its own). */
+#define SIZE_CAP ((uint64_t)UINT32_MAX + 1)
+#define STOPPED ((uint64_t)1 << 63)
+
+static LLVMValueRef call_size_raw(jit_emit *e, LLVMValueRef fn, LLVMValueRef p, LLVMValueRef acc)
 {
-    LLVMTypeRef params[] = {e->ptr};
-    LLVMTypeRef ft = LLVMFunctionType(e->i64, params, 1, 0);
-    return LLVMBuildCall2(e->b, ft, fns_of(e, st)->std_size, &p, 1, "");
+    LLVMValueRef args[] = {p, acc};
+    return LLVMBuildCall2(e->b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
 }
 
-/* acc += extra bytes of the value of type t at host address p. */
+/* acc + the body and extras of the struct at p (STOPPED cleared). */
+static LLVMValueRef call_size(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef p, LLVMValueRef acc)
+{
+    LLVMValueRef r = call_size_raw(e, fns_of(e, st)->std_size, p, acc);
+    return LLVMBuildAnd(e->b, r, jit_i64(e, ~STOPPED), "");
+}
+
+static LLVMValueRef below_cap(jit_emit *e, LLVMValueRef acc_slot)
+{
+    return LLVMBuildICmp(e->b, LLVMIntULT, LLVMBuildLoad2(e->b, e->i64, acc_slot, ""),
+                         jit_i64(e, SIZE_CAP), "");
+}
+
+/* min(n, SIZE_CAP) */
+static LLVMValueRef capped(jit_emit *e, LLVMValueRef n)
+{
+    LLVMValueRef big = LLVMBuildICmp(e->b, LLVMIntUGE, n, jit_i64(e, SIZE_CAP), "");
+    return LLVMBuildSelect(e->b, big, jit_i64(e, SIZE_CAP), n, "");
+}
+
+/* for (i = 0; i < count && acc < SIZE_CAP; i++) */
+static void capped_loop_begin(jit_emit *e, jit_loop *loop, LLVMValueRef count, LLVMValueRef acc)
+{
+    loop->index = jit_alloca(e, e->i64, "i");
+    loop->count = count;
+    LLVMBuildStore(e->b, jit_i64(e, 0), loop->index);
+    loop->head = jit_block(e, "loop.head");
+    loop->body = jit_block(e, "loop.body");
+    loop->done = jit_block(e, "loop.done");
+    LLVMBuildBr(e->b, loop->head);
+    jit_position(e, loop->head);
+    LLVMValueRef i = LLVMBuildLoad2(e->b, e->i64, loop->index, "");
+    LLVMValueRef go = LLVMBuildAnd(e->b, LLVMBuildICmp(e->b, LLVMIntULT, i, count, ""),
+                                   below_cap(e, acc), "");
+    LLVMBuildCondBr(e->b, go, loop->body, loop->done);
+    jit_position(e, loop->body);
+}
+
+/* acc += extra bytes of the value of type t at host address p (node_extra). */
 static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMValueRef acc)
 {
     switch (t->kind) {
     case FBE_IR_STRING:
     case FBE_IR_BYTES:
-        add(e, acc, LLVMBuildAdd(e->b, jit_load(e, e->i64, p, 8), jit_i64(e, 4), ""));
+        add(e, acc, LLVMBuildAdd(e->b, capped(e, jit_load(e, e->i64, p, 8)), jit_i64(e, 4), ""));
         break;
     case FBE_IR_STRUCT:
-        add(e, acc, call_size(e, t->struct_type, p));
+        LLVMBuildStore(e->b, call_size(e, t->struct_type, p, LLVMBuildLoad2(e->b, e->i64, acc, "")),
+                       acc);
         break;
     case FBE_IR_OPTIONAL: {
         const fbe_ir_type *inner = t->elem;
@@ -62,7 +112,8 @@ static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMVa
             LLVMValueRef obj = jit_load(e, e->ptr, p, 0);
             jit_if c;
             jit_if_begin(e, &c, LLVMBuildIsNotNull(e->b, obj, ""));
-            add(e, acc, LLVMBuildAdd(e->b, call_size(e, inner->struct_type, obj), jit_i64(e, 4), ""));
+            LLVMValueRef at = LLVMBuildAdd(e->b, LLVMBuildLoad2(e->b, e->i64, acc, ""), jit_i64(e, 4), "");
+            LLVMBuildStore(e->b, call_size(e, inner->struct_type, obj, at), acc);
             jit_if_end(e, &c);
         } else if (!has_extras(inner)) {
             LLVMValueRef has = LLVMBuildICmp(e->b, LLVMIntNE, jit_load(e, e->i8, p, 0), jit_i8(e, 0), "");
@@ -81,11 +132,15 @@ static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMVa
         if (!has_extras(t->elem))
             break;
         if (t->array_len <= 8) {
-            for (uint32_t i = 0; i < t->array_len; i++)
+            for (uint32_t i = 0; i < t->array_len; i++) {
+                jit_if c;
+                jit_if_begin(e, &c, below_cap(e, acc));
                 emit_extra(e, t->elem, jit_gep_c(e, p, (uint64_t)i * t->elem->host_size), acc);
+                jit_if_end(e, &c);
+            }
         } else {
             jit_loop loop;
-            jit_loop_begin(e, &loop, jit_i64(e, t->array_len));
+            capped_loop_begin(e, &loop, jit_i64(e, t->array_len), acc);
             LLVMValueRef i = jit_loop_index(e, &loop);
             emit_extra(e, t->elem,
                        jit_gep(e, p, LLVMBuildMul(e->b, i, jit_i64(e, t->elem->host_size), "")), acc);
@@ -100,15 +155,18 @@ static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMVa
         LLVMValueRef n = jit_load(e, e->i64, p, 8);
         uint32_t inline_size = is_map(t) ? t->key->std_inline_size + t->elem->std_inline_size
                                          : t->elem->std_inline_size;
-        add(e, acc, LLVMBuildAdd(e->b, jit_i64(e, 4),
-                                 LLVMBuildMul(e->b, n, jit_i64(e, inline_size), ""), ""));
+        /* block_size: 4 + (n < SIZE_CAP ? n * inline : SIZE_CAP) */
+        LLVMValueRef big = LLVMBuildICmp(e->b, LLVMIntUGE, n, jit_i64(e, SIZE_CAP), "");
+        LLVMValueRef block = LLVMBuildSelect(e->b, big, jit_i64(e, SIZE_CAP),
+                                             LLVMBuildMul(e->b, n, jit_i64(e, inline_size), ""), "");
+        add(e, acc, LLVMBuildAdd(e->b, jit_i64(e, 4), block, ""));
         bool key_extras = is_map(t) && has_extras(t->key);
         if (!has_extras(t->elem) && !key_extras)
             break;
         LLVMValueRef data = jit_load(e, e->ptr, p, 0);
         uint32_t stride = is_map(t) ? t->host_entry_size : t->elem->host_size;
         jit_loop loop;
-        jit_loop_begin(e, &loop, n);
+        capped_loop_begin(e, &loop, n, acc);
         LLVMValueRef item = jit_gep(e, data, LLVMBuildMul(e->b, jit_loop_index(e, &loop),
                                                           jit_i64(e, stride), ""));
         if (key_extras)
@@ -121,6 +179,19 @@ static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMVa
     }
     default:
         break;
+    }
+}
+
+/* Whether the interpreter's walk checks the size after this field (every
+ * field but scalars and strings, extras or not). */
+static bool checked_after(const fbe_ir_type *t)
+{
+    switch (t->kind) {
+    case FBE_IR_STRUCT: case FBE_IR_OPTIONAL: case FBE_IR_ARRAY: case FBE_IR_VECTOR:
+    case FBE_IR_LIST: case FBE_IR_SET: case FBE_IR_MAP: case FBE_IR_HASH:
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -270,28 +341,57 @@ static void emit_write(jit_emit *e, const fbe_ir_type *t, LLVMValueRef data, LLV
     }
 }
 
-/* The inherited part of std_size.S (jit_inherited): the base's size, whose
- * body constant is the base's, not st's. */
-static LLVMValueRef inherited_size(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef v)
+/* Returns r (with STOPPED) when it is set: a walk that stopped early. */
+static void return_if_stopped(jit_emit *e, LLVMValueRef r)
 {
-    return LLVMBuildSub(e->b, call_size(e, st->base, v), jit_i64(e, st->base->std_body_size), "");
+    LLVMValueRef stopped = LLVMBuildICmp(e->b, LLVMIntNE, LLVMBuildAnd(e->b, r, jit_i64(e, STOPPED), ""),
+                                         jit_i64(e, 0), "");
+    LLVMBasicBlockRef out = jit_block(e, "stopped"), go = jit_block(e, "go");
+    LLVMBuildCondBr(e->b, jit_unlikely(e, stopped), out, go);
+    jit_position(e, out);
+    LLVMBuildRet(e->b, r);
+    jit_position(e, go);
 }
 
-/* std_size.S, or a chunk of it: `base` + the extras of fields [lo, hi), plus
- * the inherited fields' when `inherit` (the root of a derived struct). */
+/* The start of std_size.S or a chunk: the running size plus `base` (st's body
+ * at the root), then the inherited fields' (jit_inherited: the base's walk, on
+ * a running size that already holds st's body minus the base's). */
+static LLVMValueRef size_start(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef fn, uint64_t base,
+                               bool inherit)
+{
+    LLVMValueRef v = LLVMGetParam(fn, 0);
+    LLVMValueRef acc = LLVMBuildAdd(e->b, LLVMGetParam(fn, 1), jit_i64(e, base), "");
+    if (!inherit)
+        return acc;
+    acc = LLVMBuildSub(e->b, acc, jit_i64(e, st->base->std_body_size), "");
+    LLVMValueRef r = call_size_raw(e, fns_of(e, st->base)->std_size, v, acc);
+    return_if_stopped(e, r);
+    return r;
+}
+
+/* std_size.S, or a chunk of it: the running size + `base` + fields [lo, hi),
+ * after the inherited fields' when `inherit` (the root of a derived struct). */
 static void define_size_range(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
                               size_t hi, uint64_t base, bool inherit)
 {
     jit_begin_function(e, fn);
     LLVMValueRef v = LLVMGetParam(fn, 0);
     LLVMValueRef acc = jit_alloca(e, e->i64, "size");
-    LLVMBuildStore(e->b, jit_i64(e, base), acc);
-    if (inherit)
-        add(e, acc, inherited_size(e, st, v));
+    LLVMBuildStore(e->b, size_start(e, st, fn, base, inherit), acc);
     for (size_t i = lo; i < hi; i++) {
         const fbe_ir_field *fd = &st->fields[i];
         if (has_extras(fd->type))
             emit_extra(e, fd->type, jit_gep_c(e, v, fd->host_offset), acc);
+        if (!checked_after(fd->type))
+            continue;
+        /* struct_total_exact: stop once past the cap */
+        LLVMValueRef now = LLVMBuildLoad2(e->b, e->i64, acc, "");
+        LLVMBasicBlockRef out = jit_block(e, "capped"), go = jit_block(e, "go");
+        LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildICmp(e->b, LLVMIntUGE, now, jit_i64(e, SIZE_CAP), "")),
+                        out, go);
+        jit_position(e, out);
+        LLVMBuildRet(e->b, LLVMBuildOr(e->b, now, jit_i64(e, STOPPED), ""));
+        jit_position(e, go);
     }
     LLVMBuildRet(e->b, LLVMBuildLoad2(e->b, e->i64, acc, ""));
 }
@@ -391,12 +491,12 @@ static void define_size_node(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef 
     size_t k;
     LLVMValueRef *fns = write_children(e, st, fn, true, lo, hi, &k);
     jit_begin_function(e, fn);
-    LLVMValueRef v = LLVMGetParam(fn, 0), acc = jit_i64(e, base);
-    if (inherit)
-        acc = LLVMBuildAdd(e->b, acc, inherited_size(e, st, v), "");
-    for (size_t c = 0; c < k; c++)
-        acc = LLVMBuildAdd(e->b, acc,
-                           LLVMBuildCall2(e->b, LLVMGlobalGetValueType(fns[c]), fns[c], &v, 1, ""), "");
+    LLVMValueRef v = LLVMGetParam(fn, 0), acc = size_start(e, st, fn, base, inherit);
+    for (size_t c = 0; c < k; c++) {
+        acc = call_size_raw(e, fns[c], v, acc);
+        if (c + 1 < k)
+            return_if_stopped(e, acc);
+    }
     LLVMBuildRet(e->b, acc);
     free(fns);
 }
@@ -449,7 +549,8 @@ static void define_entries(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns 
     /* size(type, value) = frame header + body + extras */
     LLVMValueRef fn = f->entry[FBE_STANDARD][FBE_OP_SIZE];
     jit_begin_function(e, fn);
-    LLVMValueRef size = LLVMBuildAdd(e->b, call_size(e, st, LLVMGetParam(fn, 1)), jit_i64(e, 8), "");
+    LLVMValueRef size = LLVMBuildAdd(e->b, call_size(e, st, LLVMGetParam(fn, 1), jit_i64(e, 0)),
+                                     jit_i64(e, 8), "");
     LLVMBuildRet(e->b, size);
 
     /* serialize(type, value, out) */
@@ -457,7 +558,7 @@ static void define_entries(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns 
     jit_begin_function(e, fn);
     LLVMValueRef value = LLVMGetParam(fn, 1);
     LLVMValueRef out = LLVMGetParam(fn, 2);
-    size = LLVMBuildAdd(e->b, call_size(e, st, value), jit_i64(e, 8), "");
+    size = LLVMBuildAdd(e->b, call_size(e, st, value, jit_i64(e, 0)), jit_i64(e, 8), "");
     LLVMBasicBlockRef too_large = jit_block(e, "too_large");
     LLVMBasicBlockRef reserve = jit_block(e, "reserve");
     LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildICmp(e->b, LLVMIntUGT, size, jit_i64(e, UINT32_MAX), "")),
@@ -488,9 +589,9 @@ bool jit_emit_std_write(jit_emit *e)
         const fbe_ir_struct *st = e->codec->types[i].ir;
         jit_struct_fns *f = &e->fns[i];
         char name[512];
-        LLVMTypeRef size_params[] = {e->ptr};
+        LLVMTypeRef size_params[] = {e->ptr, e->i64};
         snprintf(name, sizeof name, "std_size.%s", st->c_name);
-        f->std_size = jit_declare(e, name, e->i64, size_params, 1, false);
+        f->std_size = jit_declare(e, name, e->i64, size_params, 2, false);
         LLVMTypeRef write_params[] = {e->ptr, e->i64, e->i64, e->ptr};
         snprintf(name, sizeof name, "std_write.%s", st->c_name);
         f->std_write = jit_declare(e, name, e->i64, write_params, 4, false);
