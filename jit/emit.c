@@ -16,14 +16,6 @@ static LLVMValueRef intrinsic(jit_emit *e, const char *name, LLVMTypeRef *types,
     return LLVMGetIntrinsicDeclaration(e->mod, id, types, n);
 }
 
-static size_t index_hash(const fbe_ir_struct *st)
-{
-    uint64_t x = (uint64_t)(uintptr_t)st;
-    x ^= x >> 29;
-    x *= 0xbf58476d1ce4e5b9u;
-    return (size_t)(x ^ (x >> 32));
-}
-
 bool jit_emit_init(jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod, const fbe_codec *codec)
 {
     memset(e, 0, sizeof *e);
@@ -42,19 +34,6 @@ bool jit_emit_init(jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod, const fbe
     e->fns = calloc(e->count + 1, sizeof *e->fns);
     if (!e->fns)
         return false;
-    size_t slots = 16;
-    while (slots < 2 * e->count)
-        slots *= 2;
-    e->index_slots = calloc(slots, sizeof *e->index_slots);
-    if (!e->index_slots)
-        return false;
-    e->index_mask = slots - 1;
-    for (size_t i = 0; i < e->count; i++) {
-        size_t h = index_hash(e->codec->types[i].ir) & e->index_mask;
-        while (e->index_slots[h])
-            h = (h + 1) & e->index_mask;
-        e->index_slots[h] = i + 1;
-    }
 
     LLVMTypeRef reserve[] = {e->ptr, e->i64};
     e->fn_buffer_reserve_t = LLVMFunctionType(e->i32, reserve, 2, 0);
@@ -84,20 +63,14 @@ void jit_emit_dispose(jit_emit *e)
     if (e->b)
         LLVMDisposeBuilder(e->b);
     free(e->fns);
-    free(e->index_slots);
     e->b = NULL;
     e->fns = NULL;
-    e->index_slots = NULL;
 }
 
 size_t jit_struct_index(const jit_emit *e, const fbe_ir_struct *st)
 {
-    if (!e->index_slots)
-        return SIZE_MAX;
-    for (size_t h = index_hash(st) & e->index_mask; e->index_slots[h]; h = (h + 1) & e->index_mask)
-        if (e->codec->types[e->index_slots[h] - 1].ir == st)
-            return e->index_slots[h] - 1;
-    return SIZE_MAX;
+    size_t i = fbe_codec_index_of(e->codec, st);
+    return i < e->count ? i : SIZE_MAX;
 }
 
 size_t jit_inherited(const jit_emit *e, const fbe_ir_struct *st)
@@ -276,7 +249,8 @@ LLVMTypeRef jit_int_type(jit_emit *e, uint32_t bytes)
     return LLVMIntTypeInContext(e->ctx, bytes * 8);
 }
 
-void jit_loop_begin(jit_emit *e, jit_loop *loop, LLVMValueRef count)
+void jit_loop_begin_below(jit_emit *e, jit_loop *loop, LLVMValueRef count, LLVMValueRef slot,
+                          uint64_t limit)
 {
     loop->index = jit_alloca(e, e->i64, "i");
     loop->count = count;
@@ -287,8 +261,18 @@ void jit_loop_begin(jit_emit *e, jit_loop *loop, LLVMValueRef count)
     LLVMBuildBr(e->b, loop->head);
     jit_position(e, loop->head);
     LLVMValueRef i = LLVMBuildLoad2(e->b, e->i64, loop->index, "");
-    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntULT, i, count, ""), loop->body, loop->done);
+    LLVMValueRef go = LLVMBuildICmp(e->b, LLVMIntULT, i, count, "");
+    if (slot)
+        go = LLVMBuildAnd(e->b, go,
+                          LLVMBuildICmp(e->b, LLVMIntULT, LLVMBuildLoad2(e->b, e->i64, slot, ""),
+                                        jit_i64(e, limit), ""), "");
+    LLVMBuildCondBr(e->b, go, loop->body, loop->done);
     jit_position(e, loop->body);
+}
+
+void jit_loop_begin(jit_emit *e, jit_loop *loop, LLVMValueRef count)
+{
+    jit_loop_begin_below(e, loop, count, NULL, 0);
 }
 
 LLVMValueRef jit_loop_index(jit_emit *e, jit_loop *loop)
@@ -397,6 +381,18 @@ size_t jit_chunk_span(size_t lo, size_t hi, size_t per)
     while (span * per < hi - lo)
         span *= per;
     return span;
+}
+
+LLVMValueRef jit_chunk_fn(jit_emit *e, LLVMTypeRef type, const char *what, const fbe_ir_struct *st,
+                          size_t lo, size_t hi)
+{
+    char name[512];
+    snprintf(name, sizeof name, "%s.%s.%zu-%zu", what, st->c_name, lo, hi);
+    LLVMValueRef fn = LLVMAddFunction(e->mod, name, type);
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    unsigned kind = LLVMGetEnumAttributeKindForName("noinline", 8);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(e->ctx, kind, 0));
+    return fn;
 }
 
 /* Fields whose serialize is a loop over elements (an optional's inner type

@@ -42,11 +42,6 @@ typedef struct jit_emit {
     const fbe_codec *codec; /* types[i].ir is the struct of fns[i] */
     jit_struct_fns *fns;
     size_t count;
-    /* jit_struct_index's table: index + 1 of each struct by its IR address
-     * (open addressing; 0 = empty), so that lookups stay O(1) for schemas of
-     * many structs. */
-    size_t *index_slots;
-    size_t index_mask;
 
     /* Runtime functions the generated code calls (see jit/helpers.c). */
     LLVMValueRef fn_buffer_reserve; /* i32 (ptr buffer, i64 extra) */
@@ -131,6 +126,10 @@ typedef struct jit_loop {
 /* for (i = 0; i < count; i++) { ... }: the body is emitted between begin and end;
  * jit_loop_index() reads i inside it. */
 void jit_loop_begin(jit_emit *e, jit_loop *loop, LLVMValueRef count);
+/* The same, also ending once the i64 in `slot` reaches `limit` (checked before
+ * each iteration; slot NULL: never). */
+void jit_loop_begin_below(jit_emit *e, jit_loop *loop, LLVMValueRef count, LLVMValueRef slot,
+                          uint64_t limit);
 LLVMValueRef jit_loop_index(jit_emit *e, jit_loop *loop);
 void jit_loop_end(jit_emit *e, jit_loop *loop);
 
@@ -190,6 +189,12 @@ typedef struct jit_chunking {
 } jit_chunking;
 extern jit_chunking jit_chunks;
 
+/* A chunk function for fields [lo, hi) of st: `what`.<c_name>.<lo>-<hi>, of
+ * type `type`, internal and noinline (inlined back, the chunks would make the
+ * one large function again). */
+LLVMValueRef jit_chunk_fn(jit_emit *e, LLVMTypeRef type, const char *what, const fbe_ir_struct *st,
+                          size_t lo, size_t hi);
+
 /* Whether the writing side (size, serialize) of fields [lo, n) of st is
  * lowered as a tree of chunks of at most write_fields fields (emit.c). */
 bool jit_write_chunked(const fbe_ir_struct *st, size_t lo);
@@ -199,7 +204,8 @@ bool jit_write_chunked(const fbe_ir_struct *st, size_t lo);
  * `per` children. */
 size_t jit_chunk_span(size_t lo, size_t hi, size_t per);
 
-/* Index of a struct in fns[] (by IR pointer); SIZE_MAX if it is not there. */
+/* Index of a struct in fns[] (by IR pointer: the codec's type index); SIZE_MAX
+ * if it is not there. */
 size_t jit_struct_index(const jit_emit *e, const fbe_ir_struct *st);
 
 /* Inherited fields are lowered once, in the base's functions: a derived struct's

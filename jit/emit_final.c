@@ -52,10 +52,9 @@
 #include "emit_budget.h"
 #include "interp/program.h"
 
-/* Sizes saturate here, as the interpreter's (final.c SAT). */
-#define SAT ((uint64_t)1 << 40)
-/* Smallest encodings are clamped here (final.c MIN_CLAMP). */
-#define MIN_CLAMP ((uint64_t)1 << 32)
+/* The interpreter's (program.h) */
+#define SAT INTERP_FINAL_SAT
+#define MIN_CLAMP INTERP_MIN_CLAMP
 
 enum { M_VERIFY, M_READ };
 
@@ -64,6 +63,7 @@ typedef struct fin {
     LLVMValueRef *depth_fn; /* per struct; NULL unless fixed */
     LLVMValueRef *copy_fn;  /* per struct; NULL unless fixed */
     uint32_t *reach;        /* per struct: struct_reach */
+    uint64_t *trailing;     /* per struct: trailing_fixed */
     LLVMValueRef decode_alloc; /* fbe_decode_alloc */
     LLVMTypeRef decode_alloc_t;
 } fin;
@@ -361,7 +361,8 @@ static LLVMValueRef size_struct(fin *F, const fbe_ir_struct *st, LLVMValueRef p)
     if (st->final_fixed)
         return jit_i64(e, st->final_size);
     LLVMValueRef sum = call(e, fns_of(e, st)->final_size, &p, 1);
-    LLVMValueRef past = icmp(e, LLVMIntUGT, sum, jit_i64(e, SAT + trailing_fixed(st)));
+    LLVMValueRef past =
+        icmp(e, LLVMIntUGT, sum, jit_i64(e, SAT + F->trailing[jit_struct_index(e, st)]));
     return LLVMBuildSelect(e->b, past, jit_i64(e, SAT), sum, "");
 }
 
@@ -489,18 +490,32 @@ static LLVMValueRef size_any(fin *F, const fbe_ir_type *t, LLVMValueRef p)
     }
 }
 
-/* A chunk of a large struct's size or serialize (emit.h: jit_chunks), with the
- * signature of `like`. */
-static LLVMValueRef chunk_fn(fin *F, LLVMValueRef like, const char *what, const fbe_ir_struct *st,
-                             size_t lo, size_t hi)
+/* Size or serialize of fields [lo, hi) of st into fn (define_size_range,
+ * define_write_range). */
+typedef void define_range_fn(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
+                             size_t hi, bool inherit, bool node);
+
+/* The children of fn when it is a chunk node (`node` and more than
+ * write_fields fields), each defined by `define` (a subtree of its own), *k of
+ * them; NULL for a leaf. */
+static LLVMValueRef *range_children(fin *F, const fbe_ir_struct *st, LLVMValueRef fn,
+                                    const char *what, size_t lo, size_t hi, bool node,
+                                    define_range_fn *define, size_t *k)
 {
-    char name[512];
-    snprintf(name, sizeof name, "%s.%s.%zu-%zu", what, st->c_name, lo, hi);
-    LLVMValueRef fn = LLVMAddFunction(F->e->mod, name, LLVMGlobalGetValueType(like));
-    LLVMSetLinkage(fn, LLVMInternalLinkage);
-    /* inlined back, the chunks would make the one large function again */
-    add_attr(F->e, fn, "noinline");
-    return fn;
+    *k = 0;
+    if (!node || hi - lo <= jit_chunks.write_fields)
+        return NULL;
+    size_t span = jit_chunk_span(lo, hi, jit_chunks.write_fields);
+    *k = (hi - lo + span - 1) / span;
+    LLVMValueRef *fns = calloc(*k, sizeof *fns);
+    if (!fns)
+        abort(); /* as the other chunk builders */
+    for (size_t c = 0; c < *k; c++) {
+        size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
+        fns[c] = jit_chunk_fn(F->e, LLVMGlobalGetValueType(fn), what, st, a, b);
+        define(F, st, fns[c], a, b, false, true);
+    }
+    return fns;
 }
 
 /* The bytes of fields [lo, hi) (not saturated), after the inherited ones when
@@ -509,19 +524,9 @@ static void define_size_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, 
                               size_t hi, bool inherit, bool node)
 {
     jit_emit *e = F->e;
-    size_t k = 0, span = 0;
-    LLVMValueRef *fns = NULL;
-    if (node && hi - lo > jit_chunks.write_fields) {
-        span = jit_chunk_span(lo, hi, jit_chunks.write_fields);
-        k = (hi - lo + span - 1) / span;
-        if (!(fns = calloc(k, sizeof *fns)))
-            abort(); /* as the other chunk builders */
-        for (size_t c = 0; c < k; c++) {
-            size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
-            fns[c] = chunk_fn(F, fn, "final_size", st, a, b);
-            define_size_range(F, st, fns[c], a, b, false, true);
-        }
-    }
+    size_t k;
+    LLVMValueRef *fns =
+        range_children(F, st, fn, "final_size", lo, hi, node, define_size_range, &k);
     jit_begin_function(e, fn);
     LLVMValueRef v = LLVMGetParam(fn, 0);
     LLVMValueRef acc = jit_i64(e, 0);
@@ -667,19 +672,9 @@ static void define_write_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn,
                                size_t hi, bool inherit, bool node)
 {
     jit_emit *e = F->e;
-    size_t k = 0, span = 0;
-    LLVMValueRef *fns = NULL;
-    if (node && hi - lo > jit_chunks.write_fields) {
-        span = jit_chunk_span(lo, hi, jit_chunks.write_fields);
-        k = (hi - lo + span - 1) / span;
-        if (!(fns = calloc(k, sizeof *fns)))
-            abort(); /* as the other chunk builders */
-        for (size_t c = 0; c < k; c++) {
-            size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
-            fns[c] = chunk_fn(F, fn, "final_write", st, a, b);
-            define_write_range(F, st, fns[c], a, b, false, true);
-        }
-    }
+    size_t k;
+    LLVMValueRef *fns =
+        range_children(F, st, fn, "final_write", lo, hi, node, define_write_range, &k);
     jit_begin_function(e, fn);
     LLVMValueRef args[] = {LLVMGetParam(fn, 0), LLVMGetParam(fn, 1)};
     if (inherit)
@@ -1435,13 +1430,7 @@ static void define_walk_node(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, i
     LLVMTypeRef t = LLVMGlobalGetValueType(fn);
     for (size_t c = 0; c < k; c++) {
         size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
-        char name[512];
-        snprintf(name, sizeof name, "%s.%s.%zu-%zu", mode == M_VERIFY ? "final_verify" : "final_read",
-                 st->c_name, a, b);
-        fns[c] = LLVMAddFunction(e->mod, name, t);
-        LLVMSetLinkage(fns[c], LLVMInternalLinkage);
-        /* inlined back, the chunks would make the one large function again */
-        add_attr(e, fns[c], "noinline");
+        fns[c] = jit_chunk_fn(e, t, mode == M_VERIFY ? "final_verify" : "final_read", st, a, b);
         define_walk_node(F, st, fns[c], mode, a, b, NULL);
     }
     jit_begin_function(e, fn);
@@ -1755,14 +1744,18 @@ bool jit_emit_final(jit_emit *e, bool write, bool read)
     F.depth_fn = calloc(e->count + 1, sizeof *F.depth_fn);
     F.copy_fn = calloc(e->count + 1, sizeof *F.copy_fn);
     F.reach = calloc(e->count + 1, sizeof *F.reach);
+    F.trailing = calloc(e->count + 1, sizeof *F.trailing);
     unsigned char *reach_state = calloc(e->count + 1, 1);
-    if (!F.depth_fn || !F.copy_fn || !F.reach || !reach_state) {
+    if (!F.depth_fn || !F.copy_fn || !F.reach || !F.trailing || !reach_state) {
         free(F.depth_fn);
         free(F.copy_fn);
         free(F.reach);
+        free(F.trailing);
         free(reach_state);
         return false;
     }
+    for (size_t i = 0; i < e->count; i++)
+        F.trailing[i] = trailing_fixed(e->codec->types[i].ir);
     reach_walk rw = {e, F.reach, reach_state};
     for (size_t i = 0; i < e->count; i++)
         struct_reach(&rw, e->codec->types[i].ir, 1);
@@ -1824,5 +1817,6 @@ bool jit_emit_final(jit_emit *e, bool write, bool read)
     free(F.depth_fn);
     free(F.copy_fn);
     free(F.reach);
+    free(F.trailing);
     return true;
 }

@@ -1321,16 +1321,10 @@ static void mark_noalias(jit_emit *e, LLVMValueRef fn, unsigned param);
 
 static LLVMValueRef chunk_fn(rd *r, const fbe_ir_struct *st, bool reading, size_t lo, size_t hi)
 {
-    jit_emit *e = r->e;
-    char name[512];
-    snprintf(name, sizeof name, "%s.%s.%zu-%zu", reading ? "std_read" : "std_verify", st->c_name,
-             lo, hi);
-    LLVMValueRef fn = LLVMAddFunction(e->mod, name, reading ? r->read_t : r->verify_t);
-    LLVMSetLinkage(fn, LLVMInternalLinkage);
-    /* inlined back, the chunks would make the one large function again */
-    add_fn_attr(e, fn, "noinline");
+    LLVMValueRef fn = jit_chunk_fn(r->e, reading ? r->read_t : r->verify_t,
+                                   reading ? "std_read" : "std_verify", st, lo, hi);
     if (reading)
-        mark_noalias(e, fn, 2); /* the read_ctx */
+        mark_noalias(r->e, fn, 2); /* the read_ctx */
     return fn;
 }
 

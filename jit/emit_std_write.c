@@ -47,7 +47,7 @@ static void add(jit_emit *e, LLVMValueRef acc, LLVMValueRef v)
  * every size function: std_size.S (ptr value, i64 acc) returns acc + S's body
  * and extras, with STOPPED set when one of those returns was taken (a heir or
  * the next chunk must then stop too; a holder clears it and checks its own). */
-#define SIZE_CAP ((uint64_t)UINT32_MAX + 1)
+#define SIZE_CAP INTERP_SIZE_CAP
 #define STOPPED ((uint64_t)1 << 63)
 
 static LLVMValueRef call_size_raw(jit_emit *e, LLVMValueRef fn, LLVMValueRef p, LLVMValueRef acc)
@@ -74,24 +74,6 @@ static LLVMValueRef capped(jit_emit *e, LLVMValueRef n)
 {
     LLVMValueRef big = LLVMBuildICmp(e->b, LLVMIntUGE, n, jit_i64(e, SIZE_CAP), "");
     return LLVMBuildSelect(e->b, big, jit_i64(e, SIZE_CAP), n, "");
-}
-
-/* for (i = 0; i < count && acc < SIZE_CAP; i++) */
-static void capped_loop_begin(jit_emit *e, jit_loop *loop, LLVMValueRef count, LLVMValueRef acc)
-{
-    loop->index = jit_alloca(e, e->i64, "i");
-    loop->count = count;
-    LLVMBuildStore(e->b, jit_i64(e, 0), loop->index);
-    loop->head = jit_block(e, "loop.head");
-    loop->body = jit_block(e, "loop.body");
-    loop->done = jit_block(e, "loop.done");
-    LLVMBuildBr(e->b, loop->head);
-    jit_position(e, loop->head);
-    LLVMValueRef i = LLVMBuildLoad2(e->b, e->i64, loop->index, "");
-    LLVMValueRef go = LLVMBuildAnd(e->b, LLVMBuildICmp(e->b, LLVMIntULT, i, count, ""),
-                                   below_cap(e, acc), "");
-    LLVMBuildCondBr(e->b, go, loop->body, loop->done);
-    jit_position(e, loop->body);
 }
 
 /* acc += extra bytes of the value of type t at host address p (node_extra). */
@@ -140,7 +122,7 @@ static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMVa
             }
         } else {
             jit_loop loop;
-            capped_loop_begin(e, &loop, jit_i64(e, t->array_len), acc);
+            jit_loop_begin_below(e, &loop, jit_i64(e, t->array_len), acc, SIZE_CAP);
             LLVMValueRef i = jit_loop_index(e, &loop);
             emit_extra(e, t->elem,
                        jit_gep(e, p, LLVMBuildMul(e->b, i, jit_i64(e, t->elem->host_size), "")), acc);
@@ -166,7 +148,7 @@ static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMVa
         LLVMValueRef data = jit_load(e, e->ptr, p, 0);
         uint32_t stride = is_map(t) ? t->host_entry_size : t->elem->host_size;
         jit_loop loop;
-        capped_loop_begin(e, &loop, n, acc);
+        jit_loop_begin_below(e, &loop, n, acc, SIZE_CAP);
         LLVMValueRef item = jit_gep(e, data, LLVMBuildMul(e->b, jit_loop_index(e, &loop),
                                                           jit_i64(e, stride), ""));
         if (key_extras)
@@ -442,19 +424,6 @@ static void define_write_range(jit_emit *e, const fbe_ir_struct *st, LLVMValueRe
  * on 50 mixed fields; docs/jit.md), so its leaves are smaller than the reading
  * side's. Sizes add up mod 2^64 as before (chunks start at 0); the writers
  * chain the end of the extras. */
-static LLVMValueRef write_chunk_fn(jit_emit *e, LLVMValueRef like, const char *what,
-                                   const fbe_ir_struct *st, size_t lo, size_t hi)
-{
-    char name[512];
-    snprintf(name, sizeof name, "%s.%s.%zu-%zu", what, st->c_name, lo, hi);
-    LLVMValueRef fn = LLVMAddFunction(e->mod, name, LLVMGlobalGetValueType(like));
-    LLVMSetLinkage(fn, LLVMInternalLinkage);
-    /* inlined back, the chunks would make the one large function again */
-    unsigned kind = LLVMGetEnumAttributeKindForName("noinline", 8);
-    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(e->ctx, kind, 0));
-    return fn;
-}
-
 static void define_size_node(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
                              size_t hi, uint64_t base, bool inherit);
 static void define_write_node(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
@@ -472,7 +441,7 @@ static LLVMValueRef *write_children(jit_emit *e, const fbe_ir_struct *st, LLVMVa
         abort();
     for (size_t c = 0; c < *k; c++) {
         size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
-        fns[c] = write_chunk_fn(e, fn, size ? "std_size" : "std_write", st, a, b);
+        fns[c] = jit_chunk_fn(e, LLVMGlobalGetValueType(fn), size ? "std_size" : "std_write", st, a, b);
         if (size)
             define_size_node(e, st, fns[c], a, b, 0, false);
         else

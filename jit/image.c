@@ -8,6 +8,7 @@
  * (fbe_ir_value, fbe_ir_source_loc, fbe_model_ops) are flattened: the check
  * covers every member offset and the total size and alignment. */
 #include "image.h"
+#include "ptrmap.h"
 
 #include <stdalign.h>
 #include <stdarg.h>
@@ -323,78 +324,30 @@ bool jit_image_check_layout(LLVMContextRef ctx, LLVMTargetDataRef dl, char *err,
 
 /* ---- host pointer -> constant ----------------------------------------------------- */
 
-typedef struct ptr_map {
-    const void **keys;
-    LLVMValueRef *vals;
-    size_t cap, count;
-} ptr_map;
-
-static size_t hash_ptr(const void *p)
-{
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return (size_t)x;
-}
-
-static bool map_grow(ptr_map *m)
-{
-    size_t cap = m->cap ? m->cap * 2 : 256;
-    const void **keys = calloc(cap, sizeof *keys);
-    LLVMValueRef *vals = calloc(cap, sizeof *vals);
-    if (!keys || !vals) {
-        free(keys);
-        free(vals);
-        return false;
-    }
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!m->keys[i])
-            continue;
-        size_t j = hash_ptr(m->keys[i]) & (cap - 1);
-        while (keys[j])
-            j = (j + 1) & (cap - 1);
-        keys[j] = m->keys[i];
-        vals[j] = m->vals[i];
-    }
-    free(m->keys);
-    free(m->vals);
-    m->keys = keys;
-    m->vals = vals;
-    m->cap = cap;
-    return true;
-}
+typedef fbe_ptrmap ptr_map;
 
 static LLVMValueRef map_get(const ptr_map *m, const void *p)
 {
-    if (!m->cap || !p)
-        return NULL;
-    for (size_t j = hash_ptr(p) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
-        if (m->keys[j] == p)
-            return m->vals[j];
-    return NULL;
+    uintptr_t v;
+    return fbe_ptrmap_find(m, p, &v) ? (LLVMValueRef)v : NULL;
 }
 
 /* false: out of memory, or p already has another constant. */
 static bool map_put(ptr_map *m, const void *p, LLVMValueRef v)
 {
-    if ((m->count + 1) * 2 > m->cap && !map_grow(m))
+    bool added;
+    uintptr_t *slot = fbe_ptrmap_slot(m, p, &added);
+    if (!slot)
         return false;
-    size_t j = hash_ptr(p) & (m->cap - 1);
-    for (; m->keys[j]; j = (j + 1) & (m->cap - 1))
-        if (m->keys[j] == p)
-            return m->vals[j] == v;
-    m->keys[j] = p;
-    m->vals[j] = v;
-    m->count++;
+    if (!added)
+        return *slot == (uintptr_t)v;
+    *slot = (uintptr_t)v;
     return true;
 }
 
 static void map_free(ptr_map *m)
 {
-    free(m->keys);
-    free(m->vals);
-    memset(m, 0, sizeof *m);
+    fbe_ptrmap_free(m);
 }
 
 /* Strings, deduplicated by content. */

@@ -51,12 +51,47 @@ const fbe_type *fbe_codec_type(const fbe_codec *codec, const char *name)
     return NULL;
 }
 
+static size_t type_hash(const fbe_ir_struct *st, size_t mask)
+{
+    uint64_t h = (uint64_t)(uintptr_t)st * 0x9e3779b97f4a7c15u;
+    return (size_t)(h >> 32) & mask;
+}
+
+bool fbe_codec_index_types(fbe_codec *codec, size_t count)
+{
+    size_t cap = 16;
+    while (cap < 2 * count)
+        cap *= 2;
+    codec->type_index = fbe_arena_zalloc(&codec->arena, sizeof *codec->type_index * cap);
+    if (!codec->type_index)
+        return false;
+    codec->type_index_mask = cap - 1;
+    for (size_t i = 0; i < count; i++) {
+        const fbe_ir_struct *st = codec->types[i].ir;
+        size_t h = type_hash(st, cap - 1);
+        while (codec->type_index[h] && codec->types[codec->type_index[h] - 1].ir != st)
+            h = (h + 1) & (cap - 1);
+        if (!codec->type_index[h])
+            codec->type_index[h] = (uint32_t)i + 1;
+    }
+    return true;
+}
+
+size_t fbe_codec_index_of(const fbe_codec *codec, const fbe_ir_struct *st)
+{
+    if (!codec->type_index)
+        return SIZE_MAX;
+    size_t mask = codec->type_index_mask;
+    for (size_t h = type_hash(st, mask); codec->type_index[h]; h = (h + 1) & mask)
+        if (codec->types[codec->type_index[h] - 1].ir == st)
+            return codec->type_index[h] - 1;
+    return SIZE_MAX;
+}
+
 const fbe_type *fbe_codec_type_of(const fbe_codec *codec, const fbe_ir_struct *ir)
 {
-    for (size_t i = 0; i < codec->type_count; i++)
-        if (codec->types[i].ir == ir)
-            return &codec->types[i];
-    return NULL;
+    size_t i = fbe_codec_index_of(codec, ir);
+    return i < codec->type_count ? &codec->types[i] : NULL;
 }
 
 size_t fbe_codec_type_count(const fbe_codec *codec)
@@ -160,7 +195,7 @@ fbe_codec *fbe_aot_codec_create(const fbe_aot_image *image, fbe_status *status)
         }
     }
     codec->type_count = n;
-    if (!fbe_codec_guard_depth(codec))
+    if (!fbe_codec_index_types(codec, n) || !fbe_codec_guard_depth(codec))
         return aot_fail(codec, status, FBE_NOMEM);
     if (status)
         *status = FBE_OK;

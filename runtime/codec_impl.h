@@ -24,7 +24,19 @@ struct fbe_codec {
     void *backend_data;
     /* The serialize depth guard's tables (runtime/depth_guard.c). */
     struct fbe_depth_guard *depth_guard;
+    /* types[] by IR address (open addressing, 1 + the index, 0 empty): every
+     * lookup of a struct's type (fbe_codec_type_of, the lowerings, the depth
+     * guard) is O(1), not a scan, for schemas of tens of thousands of structs. */
+    uint32_t *type_index;
+    size_t type_index_mask;
 };
+
+/* Builds type_index over types[0..count) (their `ir` set; a struct listed
+ * twice keeps its first index). False: out of memory. */
+bool fbe_codec_index_types(fbe_codec *codec, size_t count);
+
+/* The index of st in codec->types, or SIZE_MAX. */
+size_t fbe_codec_index_of(const fbe_codec *codec, const fbe_ir_struct *st);
 
 /* Wraps the serialize entry points of the types whose values can nest deeper
  * than max_depth so that they return FBE_TOO_DEEP instead of writing a frame

@@ -42,53 +42,12 @@ static size_t child_structs(const fbe_ir_type *t, const fbe_ir_struct *out[2])
     return n;
 }
 
-/* Type index by IR pointer (open addressing): fbe_codec_type_of is a scan, and
- * schemas may have tens of thousands of structs. */
-typedef struct index_map {
-    const fbe_ir_struct **keys;
-    size_t *values;
-    size_t mask;
-} index_map;
-
-static size_t slot_of(const index_map *m, const fbe_ir_struct *st)
-{
-    size_t h = (size_t)(((uintptr_t)st >> 4) * UINT64_C(0x9E3779B97F4A7C15)) & m->mask;
-    while (m->keys[h] && m->keys[h] != st)
-        h = (h + 1) & m->mask;
-    return h;
-}
-
-static bool index_map_init(index_map *m, const fbe_codec *codec, fbe_arena *arena)
-{
-    size_t cap = 16;
-    while (cap < codec->type_count * 2)
-        cap *= 2;
-    m->mask = cap - 1;
-    m->keys = fbe_arena_zalloc(arena, cap * sizeof *m->keys);
-    m->values = fbe_arena_zalloc(arena, cap * sizeof *m->values);
-    if (!m->keys || !m->values)
-        return false;
-    for (size_t i = 0; i < codec->type_count; i++) {
-        size_t h = slot_of(m, codec->types[i].ir);
-        m->keys[h] = codec->types[i].ir;
-        m->values[h] = i;
-    }
-    return true;
-}
-
-static size_t type_index(const index_map *m, const fbe_ir_struct *st)
-{
-    size_t h = slot_of(m, st);
-    return m->keys[h] ? m->values[h] : SIZE_MAX;
-}
-
 /* reach[i]: the deepest level a value of type i can reach, saturated at
  * cap (= max_depth + 1, also for cycles), by a depth-first walk in post-order:
  * a back edge marks its source as unbounded and every node on the stack above
  * it inherits that when popped. An explicit stack: chains of optional structs
  * may be as long as the schema. */
-static bool compute_reach(const fbe_codec *codec, const index_map *map, unsigned cap,
-                          unsigned *reach)
+static bool compute_reach(const fbe_codec *codec, unsigned cap, unsigned *reach)
 {
     size_t n = codec->type_count;
     typedef struct frame {
@@ -126,7 +85,7 @@ static bool compute_reach(const fbe_codec *codec, const index_map *map, unsigned
                 f->child = 0;
                 continue;
             }
-            size_t c = type_index(map, kids[f->child++]);
+            size_t c = fbe_codec_index_of(codec, kids[f->child++]);
             if (c == SIZE_MAX)
                 continue;
             if (state[c] == 1) {
@@ -147,10 +106,10 @@ static bool compute_reach(const fbe_codec *codec, const index_map *map, unsigned
 }
 
 /* What the guard keeps per codec: the reach of every type (to walk only into
- * structs that can go past the limit), the type index by IR pointer, and the
- * backend's serialize entry points it wraps (2 per type, by model). */
+ * structs that can go past the limit, found through the codec's type index)
+ * and the backend's serialize entry points it wraps (2 per type, by model). */
 struct fbe_depth_guard {
-    index_map map;
+    const fbe_codec *codec;
     unsigned *reach;
     fbe_serialize_fn *inner;
 };
@@ -173,7 +132,7 @@ static bool struct_too_deep(walk *w, const fbe_ir_struct *st, const uint8_t *hos
 /* Whether a body of st entered at level + 1 can reach past the limit. */
 static bool may_exceed(const walk *w, const fbe_ir_struct *st, unsigned level)
 {
-    size_t i = type_index(&w->guard->map, st);
+    size_t i = fbe_codec_index_of(w->guard->codec, st);
     return i == SIZE_MAX || level + w->guard->reach[i] > w->max;
 }
 
@@ -274,11 +233,12 @@ bool fbe_codec_guard_depth(fbe_codec *codec)
     if (!g) {
         /* The tables live as long as the codec: the walk reads them. */
         g = fbe_arena_zalloc(&codec->arena, sizeof *g);
-        if (!g || !index_map_init(&g->map, codec, &codec->arena))
+        if (!g)
             return false;
+        g->codec = codec;
         g->reach = fbe_arena_zalloc(&codec->arena, sizeof *g->reach * (n + 1));
         g->inner = fbe_arena_zalloc(&codec->arena, sizeof *g->inner * (2 * n + 1));
-        if (!g->reach || !g->inner || !compute_reach(codec, &g->map, codec->max_depth + 1, g->reach))
+        if (!g->reach || !g->inner || !compute_reach(codec, codec->max_depth + 1, g->reach))
             return false;
         codec->depth_guard = g;
     }

@@ -89,29 +89,11 @@ static size_t *new_slots(size_t n, size_t *mask)
     return calloc(slots, sizeof(size_t));
 }
 
+/* The struct table is the codec's type table (checked when it is built). */
 size_t gc_struct_index(const gc *g, const fbe_ir_struct *st)
 {
-    if (!g->struct_slots)
-        return (size_t)-1;
-    for (size_t h = pointer_hash(st) & g->struct_mask; g->struct_slots[h];
-         h = (h + 1) & g->struct_mask)
-        if (g->structs[g->struct_slots[h] - 1] == st)
-            return g->struct_slots[h] - 1;
-    return (size_t)-1;
-}
-
-static bool index_structs(gc *g)
-{
-    g->struct_slots = new_slots(g->struct_count, &g->struct_mask);
-    if (!g->struct_slots)
-        return false;
-    for (size_t i = 0; i < g->struct_count; i++) {
-        size_t h = pointer_hash(g->structs[i]) & g->struct_mask;
-        while (g->struct_slots[h])
-            h = (h + 1) & g->struct_mask;
-        g->struct_slots[h] = i + 1;
-    }
-    return true;
+    size_t i = fbe_codec_index_of(g->interp, st);
+    return i < g->struct_count ? i : (size_t)-1;
 }
 
 const fbe_ir_struct *gc_shared_base(const fbe_ir_struct *st)
@@ -253,7 +235,7 @@ const fbe_ir_struct *gc_first_level(const fbe_ir_type *t)
     return t->kind == FBE_IR_STRUCT ? t->struct_type : NULL;
 }
 
-#define MIN_CLAMP ((uint64_t)1 << 32)
+#define MIN_CLAMP INTERP_MIN_CLAMP
 
 /* final.c node_min: a non-fixed struct's smallest encoding is the interpreter
  * program's final_min (the number its count checks use). */
@@ -315,8 +297,6 @@ bool fbe_gen_c(const fbe_schema *schema, unsigned max_depth, FILE *out)
         for (size_t k = 0; k < p->struct_count; k++)
             g.structs[g.struct_count++] = p->structs[k];
     }
-    if (!index_structs(&g))
-        gc_error(&g, "out of memory");
     for (size_t i = 0; i < g.struct_count && !g.failed; i++)
         if (i >= interp->type_count || interp->types[i].ir != g.structs[i])
             gc_error(&g, "the struct table differs from the codec's (struct %s)",
@@ -357,7 +337,6 @@ bool fbe_gen_c(const fbe_schema *schema, unsigned max_depth, FILE *out)
     free(g.nodes);
     free(g.node_hash);
     free(g.node_slots);
-    free(g.struct_slots);
     free(g.is_base);
     free(g.structs);
     fbe_codec_free(interp);

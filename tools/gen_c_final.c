@@ -30,8 +30,9 @@
 #include <string.h>
 
 #include "gen_c_internal.h"
+#include "interp/program.h" /* INTERP_MIN_CLAMP */
 
-#define MIN_CLAMP ((uint64_t)1 << 32)
+#define MIN_CLAMP INTERP_MIN_CLAMP
 
 /* Fixed and only its bounds can fail (scalars, arrays of them). */
 static bool skip(const fbe_ir_type *t)

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "gen_c_internal.h"
+#include "ptrmap.h"
 
 #ifndef FBE_VERSION
 #define FBE_VERSION "unknown"
@@ -28,74 +29,28 @@
 
 /* ---- the object tables ----------------------------------------------------------- */
 
-/* Host pointer -> index, open addressing: every field refers to its type and
- * owner, so a linear search per reference would be quadratic in the schema. */
-typedef struct ptr_index {
-    const void **keys;
-    size_t *vals;
-    size_t cap, count;
-} ptr_index;
-
-static size_t hash_ptr(const void *p)
-{
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return (size_t)x;
-}
+/* Host pointer -> index: every field refers to its type, so a linear search
+ * per reference would be quadratic in the schema. */
+typedef fbe_ptrmap ptr_index;
 
 static size_t index_get(const ptr_index *m, const void *p)
 {
-    if (!m->cap || !p)
-        return (size_t)-1;
-    for (size_t j = hash_ptr(p) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
-        if (m->keys[j] == p)
-            return m->vals[j];
-    return (size_t)-1;
+    uintptr_t v;
+    return fbe_ptrmap_find(m, p, &v) ? (size_t)v : (size_t)-1;
 }
 
 static bool index_put(ptr_index *m, const void *p, size_t v)
 {
-    if ((m->count + 1) * 2 > m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 256;
-        const void **keys = calloc(cap, sizeof *keys);
-        size_t *vals = calloc(cap, sizeof *vals);
-        if (!keys || !vals) {
-            free(keys);
-            free(vals);
-            return false;
-        }
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->keys[i])
-                continue;
-            size_t j = hash_ptr(m->keys[i]) & (cap - 1);
-            while (keys[j])
-                j = (j + 1) & (cap - 1);
-            keys[j] = m->keys[i];
-            vals[j] = m->vals[i];
-        }
-        free(m->keys);
-        free(m->vals);
-        m->keys = keys;
-        m->vals = vals;
-        m->cap = cap;
-    }
-    size_t j = hash_ptr(p) & (m->cap - 1);
-    while (m->keys[j] && m->keys[j] != p)
-        j = (j + 1) & (m->cap - 1);
-    if (!m->keys[j])
-        m->count++;
-    m->keys[j] = p;
-    m->vals[j] = v;
-    return true;
+    bool added;
+    uintptr_t *slot = fbe_ptrmap_slot(m, p, &added);
+    if (slot)
+        *slot = v;
+    return slot != NULL;
 }
 
 static void index_free(ptr_index *m)
 {
-    free(m->keys);
-    free(m->vals);
-    memset(m, 0, sizeof *m);
+    fbe_ptrmap_free(m);
 }
 
 typedef struct objs {
@@ -105,7 +60,7 @@ typedef struct objs {
     size_t flags_count;
     const fbe_ir_type **types;
     size_t type_count, type_cap;
-    ptr_index type_index, struct_index;
+    ptr_index type_index;
     /* fields_of[k]: the struct whose ir_s<j>_f holds struct k's fields (k
      * itself unless it shares another's array); seen[j]: how many records of
      * that array collect() has walked. */
@@ -120,7 +75,6 @@ static void objs_free(void)
     free(O.flags);
     free(O.types);
     index_free(&O.type_index);
-    index_free(&O.struct_index);
     free(O.fields_of);
     free(O.seen);
     memset(&O, 0, sizeof O);
@@ -157,11 +111,6 @@ static void add_type(gc *g, const fbe_ir_type *t)
     add_type(g, t->key);
 }
 
-static size_t struct_k(const fbe_ir_struct *st)
-{
-    return index_get(&O.struct_index, st);
-}
-
 /* qsort has no context argument: the struct table being sorted. */
 static const fbe_ir_struct *const *O_sort_structs;
 
@@ -193,11 +142,6 @@ static void share_field_arrays(gc *g)
     for (size_t k = 0; k < n; k++) {
         order[k] = k;
         O.fields_of[k] = k;
-        if (!index_put(&O.struct_index, g->structs[k], k)) {
-            free(order);
-            gc_error(g, "out of memory");
-            return;
-        }
     }
     O_sort_structs = g->structs;
     qsort(order, n, sizeof *order, by_fields);
@@ -240,7 +184,7 @@ static void collect(gc *g)
          * come out in the same order, each record visited once. */
         for (size_t k = 0; k < p->struct_count; k++) {
             const fbe_ir_struct *st = p->structs[k];
-            size_t at = struct_k(st);
+            size_t at = gc_struct_index(g, st);
             if (at == (size_t)-1) {
                 gc_error(g, "IR image: struct %s is not part of the schema", st->full_name);
                 return;
@@ -334,7 +278,7 @@ static void ref_struct(gc *g, const fbe_ir_struct *st)
         gc_printf(g, "NULL");
         return;
     }
-    size_t k = struct_k(st);
+    size_t k = gc_struct_index(g, st);
     if (k == (size_t)-1)
         gc_error(g, "IR image: struct %s is not part of the schema", st->full_name);
     gc_printf(g, "&ir_s%zu", k);

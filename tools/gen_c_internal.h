@@ -49,10 +49,10 @@ typedef struct gc {
      * by structure */
     const fbe_ir_type **nodes;
     size_t node_count, node_cap;
-    /* Open-addressing indexes (value: index + 1, 0 empty), so that a schema of
-     * many structs and types generates in linear time: structs by address,
-     * nodes by structure (node_hash[i] is node i's). */
-    size_t *struct_slots, struct_mask;
+    /* Nodes by structure (open addressing, index + 1, 0 empty; node_hash[i] is
+     * node i's), so that a schema of many types generates in linear time;
+     * structs are found through the codec's type index (the struct table is its
+     * type table). */
     size_t *node_slots, node_mask;
     uint64_t *node_hash;
     bool frozen; /* every node is registered: emission has started */

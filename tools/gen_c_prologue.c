@@ -3,9 +3,11 @@
  * readers, arena allocation, partial-value zeroing). They are the
  * interpreter's checks (runtime/interp/std_read.c, final.c) written once; every
  * number they need is an argument, a constant at each call site. */
+#include <inttypes.h>
 #include <string.h>
 
 #include "gen_c_internal.h"
+#include "interp/program.h" /* the size constants */
 
 static const char prologue[] =
     "#include <stdbool.h>\n"
@@ -32,12 +34,10 @@ static const char prologue[] =
     "#define SC_COLD\n"
     "#define SC_LIKELY(x) (x)\n"
     "#define SC_UNLIKELY(x) (x)\n"
-    "#endif\n"
-    "\n"
-    "/* Standard sizes stop growing usefully here (frame TOO_LARGE anyway); final\n"
-    " * sizes saturate here (the interpreter's SIZE_CAP and SAT). */\n"
-    "#define SC_CAP ((uint64_t)UINT32_MAX + 1)\n"
-    "#define SC_SAT ((uint64_t)1 << 40)\n"
+    "#endif\n";
+
+/* The rest, after the size constants (gc_emit_prologue). */
+static const char prologue_helpers[] =
     "\n"
     "/* ---- wire and host access ---- */\n"
     "\n"
@@ -537,6 +537,10 @@ void gc_emit_prologue(gc *g)
                                                           : g->root->path
                             : "?",
               g->root->name, g->max_depth);
-    gc_printf(g, "%s", prologue);
+    gc_printf(g,
+              "%s\n/* Standard sizes stop growing usefully here (frame TOO_LARGE anyway); final\n"
+              " * sizes saturate here (the interpreter's, runtime/interp/program.h). */\n"
+              "#define SC_CAP ((uint64_t)%" PRIu64 "u)\n#define SC_SAT ((uint64_t)%" PRIu64 "u)\n%s",
+              prologue, INTERP_SIZE_CAP, INTERP_FINAL_SAT, prologue_helpers);
     gc_printf(g, "\n#define SC_MAX_DEPTH %uu\n", g->max_depth);
 }

@@ -28,8 +28,6 @@ typedef struct lowering {
     uint8_t *min_state;    /* final_min memo: 0 new, 1 busy, 2 done */
     uint8_t *derive_state; /* derive_prog memo, the same */
     size_t count;
-    uint32_t *index_of;    /* open addressing: 1 + the index of a struct, by address */
-    size_t index_mask;
     uint32_t *heir;        /* 1 + the index of a struct's heir, 0: none */
     uint32_t *root;        /* the first struct of each struct's chain of heirs */
     size_t *chain_fields;  /* per root: the field count of its chain's longest */
@@ -38,40 +36,12 @@ typedef struct lowering {
     bool missing; /* a struct of a package that was not given */
 } lowering;
 
-static size_t ptr_hash(const void *p, size_t mask)
-{
-    uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15u;
-    return (size_t)(h >> 32) & mask;
-}
-
-/* A table, not a scan: a scan per struct-typed field was quadratic in the
- * number of structs. */
-static bool index_structs(lowering *L)
-{
-    size_t cap = 16;
-    while (cap < 2 * L->count)
-        cap *= 2;
-    L->index_of = fbe_arena_zalloc(&L->codec->arena, sizeof *L->index_of * cap);
-    if (!L->index_of)
-        return false;
-    L->index_mask = cap - 1;
-    for (size_t i = 0; i < L->count; i++) {
-        size_t h = ptr_hash(L->irs[i], L->index_mask);
-        while (L->index_of[h] && L->irs[L->index_of[h] - 1] != L->irs[i])
-            h = (h + 1) & L->index_mask;
-        if (!L->index_of[h]) /* a struct listed twice keeps its first program */
-            L->index_of[h] = (uint32_t)i + 1;
-    }
-    return true;
-}
-
+/* The codec's type index (a scan per struct-typed field was quadratic in the
+ * number of structs); a struct listed twice keeps its first program. */
 static interp_prog *prog_for(lowering *L, const fbe_ir_struct *st)
 {
-    size_t h = ptr_hash(st, L->index_mask);
-    for (; L->index_of[h]; h = (h + 1) & L->index_mask)
-        if (L->irs[L->index_of[h] - 1] == st)
-            return &L->progs[L->index_of[h] - 1];
-    return NULL;
+    size_t i = fbe_codec_index_of(L->codec, st);
+    return i < L->count ? &L->progs[i] : NULL;
 }
 
 /* The base of p when p is its heir: the IR shares their field array (and it
@@ -288,10 +258,9 @@ static bool lower_struct(lowering *L, interp_prog *p, const fbe_ir_struct *st)
 
 /* Constant sizes are clamped here: a sum that reaches the cap is recomputed the
  * exact, slow way (standard: std_write.c's SIZE_CAP; final: above final.c's SAT). */
-#define CONST_CAP ((uint64_t)UINT32_MAX + 1)
-#define FINAL_CONST_CAP ((uint64_t)1 << 41)
-/* final.c's MIN_CLAMP */
-#define MIN_CAP ((uint64_t)1 << 32)
+#define CONST_CAP INTERP_SIZE_CAP
+#define FINAL_CONST_CAP (2 * INTERP_FINAL_SAT)
+#define MIN_CAP INTERP_MIN_CLAMP
 
 static uint64_t cap_add_to(uint64_t a, uint64_t b, uint64_t cap)
 {
@@ -835,10 +804,10 @@ fbe_codec *fbe_interp_create_ir(const fbe_ir_package *const *packages, size_t pa
     size_t k = 0;
     for (size_t i = 0; i < package_count; i++) {
         const fbe_ir_package *p = packages[i];
-        for (size_t j = 0; j < p->struct_count; j++)
-            L.irs[k++] = p->structs[j];
+        for (size_t j = 0; j < p->struct_count; j++, k++)
+            codec->types[k].ir = L.irs[k] = p->structs[j];
     }
-    if (!index_structs(&L) || !find_chains(&L))
+    if (!fbe_codec_index_types(codec, count) || !find_chains(&L))
         return fail(codec, status, FBE_NOMEM);
     for (size_t i = 0; i < count; i++)
         if (!lower_struct(&L, &L.progs[i], L.irs[i]))
