@@ -53,8 +53,8 @@
 #include "interp/program.h"
 
 /* The interpreter's (program.h) */
-#define SAT INTERP_FINAL_SAT
-#define MIN_CLAMP INTERP_MIN_CLAMP
+#define SAT FBE_FINAL_SAT
+#define MIN_CLAMP FBE_MIN_CLAMP
 
 enum { M_VERIFY, M_READ };
 

@@ -47,7 +47,7 @@ static void add(jit_emit *e, LLVMValueRef acc, LLVMValueRef v)
  * every size function: std_size.S (ptr value, i64 acc) returns acc + S's body
  * and extras, with STOPPED set when one of those returns was taken (a heir or
  * the next chunk must then stop too; a holder clears it and checks its own). */
-#define SIZE_CAP INTERP_SIZE_CAP
+#define SIZE_CAP FBE_SIZE_CAP
 #define STOPPED ((uint64_t)1 << 63)
 
 static LLVMValueRef call_size_raw(jit_emit *e, LLVMValueRef fn, LLVMValueRef p, LLVMValueRef acc)

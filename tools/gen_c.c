@@ -1,7 +1,7 @@
 /* fbe_gen_c: the driver of the static C backend (see gen_c.h): the struct
  * table, the classification of IR types, the type-node registry, and the order
  * of the generated file's parts. The parts are written by gen_c_prologue.c
- * (fixed helpers), gen_c_image.c (the IR as C data), gen_c_std.c and
+ * (a banner and the helpers' header), gen_c_image.c (the IR as C data), gen_c_std.c and
  * gen_c_final.c (the two models) and gen_c_entry.c (entry points). */
 #define _POSIX_C_SOURCE 200809L
 #include "gen_c.h"
@@ -235,7 +235,7 @@ const fbe_ir_struct *gc_first_level(const fbe_ir_type *t)
     return t->kind == FBE_IR_STRUCT ? t->struct_type : NULL;
 }
 
-#define MIN_CLAMP INTERP_MIN_CLAMP
+#define MIN_CLAMP FBE_MIN_CLAMP
 
 /* final.c node_min: a non-fixed struct's smallest encoding is the interpreter
  * program's final_min (the number its count checks use). */

@@ -30,9 +30,9 @@
 #include <string.h>
 
 #include "gen_c_internal.h"
-#include "interp/program.h" /* INTERP_MIN_CLAMP */
+#include "interp/program.h" /* FBE_MIN_CLAMP */
 
-#define MIN_CLAMP INTERP_MIN_CLAMP
+#define MIN_CLAMP FBE_MIN_CLAMP
 
 /* Fixed and only its bounds can fail (scalars, arrays of them). */
 static bool skip(const fbe_ir_type *t)

@@ -6,7 +6,8 @@
  *                   codec's type table, ir_s<k>_f its fields;
  *   s<k>_*          code of struct k, t<n>_* code of type node n (an optional,
  *                   array or collection; identical types share one node);
- *   sc_*            the fixed helpers of the prologue (gen_c_prologue.c);
+ *   sc_*            the fixed helpers (fbe/internal/static_c.h, included by the
+ *                   prologue of gen_c_prologue.c);
  *   fbe_<c_name>_<std|final>_<op>   entry points (exported for the root
  *                   package, as `fbec aot` exports them; sc_<c_name>_... else). */
 #ifndef FBE_TOOLS_GEN_C_INTERNAL_H

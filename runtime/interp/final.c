@@ -52,7 +52,7 @@ static inline bool is_copy(const interp_node *n)
 
 /* Sizes are computed in 64 bits and clamped here: anything at or above this is
  * TOO_LARGE anyway, and clamping keeps the sums from wrapping. */
-#define SAT INTERP_FINAL_SAT
+#define SAT FBE_FINAL_SAT
 
 static uint64_t size_struct(const interp_prog *g, const uint8_t *src);
 static uint64_t size_struct_exact(const interp_prog *g, const uint8_t *src);
@@ -549,7 +549,7 @@ COLD static void note_field(rd *r, const interp_prog *g, const interp_field *f)
 /* The smallest final encoding of one value (node_min in the lowering: a fixed
  * node's size, a non-fixed struct's final_min, N times an array element's; clamped
  * at 2^32, above any count's room, so products stay in 64 bits). */
-#define MIN_CLAMP INTERP_MIN_CLAMP
+#define MIN_CLAMP FBE_MIN_CLAMP
 
 static inline uint64_t node_min(const interp_node *n)
 {

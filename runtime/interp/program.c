@@ -258,9 +258,9 @@ static bool lower_struct(lowering *L, interp_prog *p, const fbe_ir_struct *st)
 
 /* Constant sizes are clamped here: a sum that reaches the cap is recomputed the
  * exact, slow way (standard: std_write.c's SIZE_CAP; final: above final.c's SAT). */
-#define CONST_CAP INTERP_SIZE_CAP
-#define FINAL_CONST_CAP (2 * INTERP_FINAL_SAT)
-#define MIN_CAP INTERP_MIN_CLAMP
+#define CONST_CAP FBE_SIZE_CAP
+#define FINAL_CONST_CAP (2 * FBE_FINAL_SAT)
+#define MIN_CAP FBE_MIN_CLAMP
 
 static uint64_t cap_add_to(uint64_t a, uint64_t b, uint64_t cap)
 {

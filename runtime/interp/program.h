@@ -12,16 +12,10 @@
 #include "fbe/codec.h"
 #include "../codec_impl.h"
 
-/* The size rules' constants, defined once for every backend (the interpreter,
- * the JIT, fbec c's generated code). Standard sizes count a string length or a
- * block at most INTERP_SIZE_CAP and stop growing past it (std_write.c); final
- * sizes saturate at INTERP_FINAL_SAT (final.c); the smallest final encoding of
- * a value, which count checks use, is clamped at INTERP_MIN_CLAMP, above any
- * count's room, so products stay in 64 bits. Frames that big are TOO_LARGE
- * anyway: the caps keep sums from wrapping. */
-#define INTERP_SIZE_CAP ((uint64_t)UINT32_MAX + 1)
-#define INTERP_FINAL_SAT ((uint64_t)1 << 40)
-#define INTERP_MIN_CLAMP ((uint64_t)1 << 32)
+/* The size rules' constants (FBE_SIZE_CAP, FBE_FINAL_SAT, FBE_MIN_CLAMP),
+ * defined once for every backend: the interpreter, the JIT and the code fbec c
+ * writes, which includes the same installed header. */
+#include "fbe/internal/sizes.h"
 
 /* What to do with one value. Scalars are grouped by wire width: on the
  * (little-endian) hosts we support, their host and wire bytes are identical. */

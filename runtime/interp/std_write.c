@@ -25,7 +25,7 @@
  * times. interp_std_size is exact whenever the frame fits in 32 bits; above, its
  * value is still a fixed function of the host value (the native backends
  * reproduce it): that of the field-by-field walk in struct_total_exact. */
-#define SIZE_CAP INTERP_SIZE_CAP
+#define SIZE_CAP FBE_SIZE_CAP
 
 static inline bool op_is_scalar(uint8_t op)
 {

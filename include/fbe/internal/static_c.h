@@ -1,0 +1,533 @@
+/* The helpers the code `fbec c` writes calls (docs/static.md): wire access, the
+ * checks of the standard and final readers in their documented order, arena
+ * allocation with its bump path inline, zeroing of the fields a failed read did
+ * not reach. They are the interpreter's rules (runtime/interp/std_read.c,
+ * final.c) as small inline functions; every number they need is an argument, a
+ * constant at each call site, so the compiler folds them into straight-line
+ * code.
+ *
+ * Internal to fbe-c: installed because generated files include it, and versioned
+ * with the runtime like fbe/aot.h (a generated file needs the header of the
+ * fbe-c that wrote it). Only `static inline` functions and SC_ macros: it adds
+ * no symbol to a program. */
+#ifndef FBE_INTERNAL_STATIC_C_H
+#define FBE_INTERNAL_STATIC_C_H
+
+#include <stdbool.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <fbe/aot.h>
+#include <fbe/internal/sizes.h>
+
+/* Host values have fbe-c's LP64 little-endian layout (docs/host-abi.md): scalars
+ * are copied between host and wire as bytes. */
+_Static_assert(sizeof(void *) == 8 && sizeof(size_t) == 8, "LP64 only");
+_Static_assert(sizeof(bool) == 1, "bool is one byte");
+
+#if defined(__GNUC__)
+#define SC_COLD __attribute__((cold, noinline, unused))
+#define SC_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* Every function of every type is generated; a schema may not use some. */
+#define SC_UNUSED __attribute__((unused))
+#else
+#define SC_UNUSED
+#define SC_COLD
+#define SC_LIKELY(x) (x)
+#define SC_UNLIKELY(x) (x)
+#endif
+
+/* Standard sizes stop growing usefully here (frame TOO_LARGE anyway); final
+ * sizes saturate here. */
+#define SC_CAP FBE_SIZE_CAP
+#define SC_SAT FBE_FINAL_SAT
+
+/* ---- wire and host access ---- */
+
+static inline SC_UNUSED uint32_t sc_rd32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static inline SC_UNUSED void sc_wr32(uint8_t *p, uint32_t v)
+{
+    memcpy(p, &v, 4);
+}
+
+/* A string, bytes or collection in the host: {pointer, size_t}. */
+typedef struct sc_view {
+    const uint8_t *data;
+    size_t size;
+} sc_view;
+
+static inline SC_UNUSED sc_view sc_view_at(const uint8_t *h)
+{
+    sc_view v;
+    memcpy(&v, h, sizeof v);
+    return v;
+}
+
+static inline SC_UNUSED void sc_set_view(uint8_t *h, const void *data, size_t size)
+{
+    sc_view v = {(const uint8_t *)data, size};
+    memcpy(h, &v, sizeof v);
+}
+
+static inline SC_UNUSED const uint8_t *sc_ptr_at(const uint8_t *h)
+{
+    const uint8_t *p;
+    memcpy(&p, h, sizeof p);
+    return p;
+}
+
+static inline SC_UNUSED void sc_set_ptr(uint8_t *h, const void *p)
+{
+    memcpy(h, &p, sizeof p);
+}
+
+/* n bytes that are bools: normalised to 0/1. */
+static inline SC_UNUSED void sc_bools(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = src[i] != 0;
+}
+
+/* Zeroes fields [from, n) of a host struct ({host offset, host size} each):
+ * what the interpreter does to the fields a failed read did not reach. */
+static SC_COLD void sc_zero_fields(uint8_t *h, const uint32_t (*fields)[2], size_t from,
+                                   size_t n)
+{
+    for (size_t i = from; i < n; i++)
+        memset(h + fields[i][0], 0, fields[i][1]);
+}
+
+/* fbe_decode_alloc with its bump path inline (same rounding and alignment). */
+static inline SC_UNUSED void *sc_alloc(fbe_arena *a, fbe_decode_budget *m, size_t n)
+{
+    size_t rounded = (n + 15) & ~(size_t)15;
+    if (SC_LIKELY(a->head && n && rounded >= n && (size_t)(a->end - a->ptr) >= rounded)) {
+        void *p = a->ptr;
+        a->ptr += rounded;
+        return p;
+    }
+    return fbe_decode_alloc(a, n, m);
+}
+
+/* ---- standard model: size and serialize ---- */
+
+/* The extra bytes of a string: its block, the length clamped at SC_CAP. */
+static inline SC_UNUSED uint64_t sc_str_extra(const uint8_t *h)
+{
+    size_t n = sc_view_at(h).size;
+    return 4 + (n < SC_CAP ? (uint64_t)n : SC_CAP);
+}
+
+/* A collection block: 4 + count * inline size (count clamped). */
+static inline SC_UNUSED uint64_t sc_block(size_t count, uint32_t inline_size)
+{
+    return 4 + (count < SC_CAP ? (uint64_t)count * inline_size : SC_CAP);
+}
+
+/* A string's block at `end`, its offset (relative to base) at pos. */
+static inline SC_UNUSED uint8_t *sc_swrite_str(uint8_t *end, const uint8_t *h, uint8_t *pos,
+                                     const uint8_t *base)
+{
+    sc_view s = sc_view_at(h);
+    sc_wr32(pos, (uint32_t)(end - base));
+    sc_wr32(end, (uint32_t)s.size);
+    if (s.size)
+        memcpy(end + 4, s.data, s.size);
+    return end + 4 + s.size;
+}
+
+/* ---- standard model: verify and deserialize ---- */
+
+/* Positions are 64-bit offsets from the frame start; size is full_size once
+ * the frame is checked; every region reached is charged to budget. */
+typedef struct sc_rd {
+    const uint8_t *data;
+    uint64_t size;
+    uint64_t budget;
+    unsigned max_depth;
+    fbe_arena *arena;
+    fbe_decode_budget *memory;
+    bool borrow;
+    uint64_t err_pos;
+    const fbe_ir_struct *err_type;
+    const fbe_ir_field *err_field;
+    bool located;
+} sc_rd;
+
+static SC_COLD fbe_status sc_fail(sc_rd *r, fbe_status st, uint64_t pos)
+{
+    r->err_pos = pos;
+    return st;
+}
+
+/* The innermost struct and field on the error path claim the error. */
+static SC_COLD void sc_locate(sc_rd *r, const fbe_ir_struct *type, const fbe_ir_field *field)
+{
+    if (!r->located) {
+        r->located = true;
+        r->err_type = type;
+        r->err_field = field;
+    }
+}
+
+/* Runs e; on failure locates it in (type, field) and returns the status. */
+#define SC_TRY(e, type, field)                \
+    do {                                      \
+        fbe_status st_ = (e);                 \
+        if (SC_UNLIKELY(st_ != FBE_OK)) {     \
+            sc_locate(r, type, field);        \
+            return st_;                       \
+        }                                     \
+    } while (0)
+
+static inline SC_UNUSED fbe_status sc_charge(sc_rd *r, uint64_t n, uint64_t pos)
+{
+    if (SC_UNLIKELY(n > r->budget))
+        return sc_fail(r, FBE_TRAVERSAL_LIMIT, pos);
+    r->budget -= n;
+    return FBE_OK;
+}
+
+static inline SC_UNUSED fbe_status sc_chk_frame(sc_rd *r, const uint8_t *data, size_t size)
+{
+    r->data = data;
+    if (size < 8)
+        return sc_fail(r, FBE_TRUNCATED, 0);
+    uint32_t full = sc_rd32(data);
+    if (full < 8)
+        return sc_fail(r, FBE_BAD_FRAME_SIZE, 0);
+    if (full > size)
+        return sc_fail(r, FBE_TRUNCATED, 0);
+    r->size = full;
+    r->budget = full;
+    return FBE_OK;
+}
+
+/* A string or bytes whose offset is at pos: *len = 0 for offset 0. */
+static inline SC_UNUSED fbe_status sc_chk_string(sc_rd *r, uint64_t pos, uint64_t base,
+                                       uint64_t *payload, uint32_t *len)
+{
+    uint32_t off = sc_rd32(r->data + pos);
+    *len = 0;
+    if (!off)
+        return FBE_OK;
+    uint64_t blk = base + off;
+    if (SC_UNLIKELY(blk + 4 > r->size))
+        return sc_fail(r, FBE_BAD_OFFSET, pos);
+    uint32_t n = sc_rd32(r->data + blk);
+    if (SC_UNLIKELY(n > r->size - (blk + 4)))
+        return sc_fail(r, FBE_BAD_LENGTH, blk);
+    *payload = blk + 4;
+    *len = n;
+    return sc_charge(r, 4 + (uint64_t)n, blk);
+}
+
+static inline SC_UNUSED fbe_status sc_sv_str(sc_rd *r, uint64_t pos, uint64_t base)
+{
+    uint64_t payload = 0;
+    uint32_t len = 0;
+    return sc_chk_string(r, pos, base, &payload, &len);
+}
+
+/* A struct reference at pos: the checks in the documented order. */
+static inline SC_UNUSED fbe_status sc_chk_struct(sc_rd *r, uint32_t type_number, uint64_t pos,
+                                       uint64_t base, unsigned depth, uint64_t *body,
+                                       uint32_t *ssize)
+{
+    uint32_t off = sc_rd32(r->data + pos);
+    if (SC_UNLIKELY(!off))
+        return sc_fail(r, FBE_NULL_OFFSET, pos);
+    uint64_t b = base + off;
+    if (SC_UNLIKELY(b + 8 > r->size))
+        return sc_fail(r, FBE_BAD_OFFSET, pos);
+    uint32_t s = sc_rd32(r->data + b);
+    if (SC_UNLIKELY(s < 8 || b + s > r->size))
+        return sc_fail(r, FBE_BAD_STRUCT_SIZE, b);
+    if (SC_UNLIKELY(sc_rd32(r->data + b + 4) != type_number))
+        return sc_fail(r, FBE_BAD_TYPE, b + 4);
+    if (SC_UNLIKELY(depth > r->max_depth))
+        return sc_fail(r, FBE_TOO_DEEP, pos);
+    *body = b;
+    *ssize = s;
+    return sc_charge(r, s, b);
+}
+
+/* An optional at pos whose slot holds inl bytes: *slot = 0 when absent. */
+static inline SC_UNUSED fbe_status sc_chk_optional(sc_rd *r, uint64_t pos, uint64_t base, uint32_t inl,
+                                         uint64_t *slot)
+{
+    *slot = 0;
+    if (!r->data[pos])
+        return FBE_OK;
+    uint32_t off = sc_rd32(r->data + pos + 1);
+    if (SC_UNLIKELY(!off))
+        return sc_fail(r, FBE_NULL_OFFSET, pos + 1);
+    uint64_t s = base + off;
+    if (SC_UNLIKELY(s + inl > r->size))
+        return sc_fail(r, FBE_BAD_OFFSET, pos + 1);
+    *slot = s;
+    return sc_charge(r, inl, s);
+}
+
+/* A collection block at the offset at pos, es (>= 1) bytes per element:
+ * *count = 0 for offset 0, else the elements start at *elems. */
+static inline SC_UNUSED fbe_status sc_chk_block(sc_rd *r, uint64_t pos, uint64_t base, uint32_t es,
+                                      uint64_t *elems, uint32_t *count)
+{
+    uint32_t off = sc_rd32(r->data + pos);
+    *count = 0;
+    if (!off)
+        return FBE_OK;
+    uint64_t blk = base + off;
+    if (SC_UNLIKELY(blk + 4 > r->size))
+        return sc_fail(r, FBE_BAD_OFFSET, pos);
+    uint32_t n = sc_rd32(r->data + blk);
+    if (SC_UNLIKELY((uint64_t)n * es > r->size - blk - 4))
+        return sc_fail(r, FBE_BAD_COUNT, blk);
+    *elems = blk + 4;
+    *count = n;
+    return sc_charge(r, 4 + (uint64_t)n * es, blk);
+}
+
+/* A string or bytes into host {pointer, size}: copied into the arena (with a
+ * trailing NUL) or borrowed; {NULL, 0} when empty or on failure. */
+static inline SC_UNUSED fbe_status sc_sd_str(sc_rd *r, uint64_t pos, uint64_t base, uint8_t *h)
+{
+    uint64_t payload = 0;
+    uint32_t len = 0;
+    fbe_status st = sc_chk_string(r, pos, base, &payload, &len);
+    sc_set_view(h, NULL, 0);
+    if (SC_UNLIKELY(st != FBE_OK) || !len)
+        return st;
+    if (r->borrow) {
+        sc_set_view(h, r->data + payload, len);
+        return FBE_OK;
+    }
+    uint8_t *p = sc_alloc(r->arena, r->memory, (size_t)len + 1);
+    if (SC_UNLIKELY(!p))
+        return FBE_NOMEM;
+    memcpy(p, r->data + payload, len);
+    p[len] = 0;
+    sc_set_view(h, p, len);
+    return FBE_OK;
+}
+
+/* Large arrays whose elements are not checked yet are verified first (with
+ * the budget restored after), so hostile counts fail before allocating. */
+static inline SC_UNUSED bool sc_precheck(const sc_rd *r, uint64_t bytes)
+{
+    return bytes > 4096 && bytes / 4 > r->budget;
+}
+
+/* ---- final model ---- */
+
+typedef struct sc_frd {
+    const uint8_t *data; /* frame start: error positions are relative to it */
+    const uint8_t *end;  /* data + struct_size */
+    unsigned max_depth;
+    bool borrow;
+    fbe_arena *arena;
+    fbe_decode_budget *memory;
+    fbe_status status;
+    size_t pos;
+    const fbe_ir_struct *type;
+    const fbe_ir_field *field;
+} sc_frd;
+
+static SC_COLD const uint8_t *sc_ffail(sc_frd *r, fbe_status st, const uint8_t *at)
+{
+    r->status = st;
+    r->pos = (size_t)(at - r->data);
+    return NULL;
+}
+
+/* The innermost struct whose field failed (noted while unwinding). */
+static SC_COLD void sc_fnote(sc_frd *r, const fbe_ir_struct *type, const fbe_ir_field *field)
+{
+    if (!r->type) {
+        r->type = type;
+        r->field = field;
+    }
+}
+
+static inline SC_UNUSED size_t sc_room(const sc_frd *r, const uint8_t *p)
+{
+    return (size_t)(r->end - p);
+}
+
+/* Fewer than n bytes left at p (n may be 0: a function, so no warning). */
+static inline SC_UNUSED bool sc_short(const sc_frd *r, const uint8_t *p, size_t n)
+{
+    return sc_room(r, p) < n;
+}
+
+/* verify: p = e; on failure notes (type, field) and fails. */
+#define SC_FV(e, type, field)              \
+    do {                                   \
+        p = (e);                           \
+        if (SC_UNLIKELY(!p)) {             \
+            sc_fnote(r, type, field);      \
+            return NULL;                   \
+        }                                  \
+    } while (0)
+
+/* deserialize: p = e; on failure zeroes field i and every later one. */
+#define SC_FD(e, zero, i, n)                         \
+    do {                                             \
+        p = (e);                                     \
+        if (SC_UNLIKELY(!p)) {                       \
+            sc_zero_fields(dst, zero, i, n);         \
+            return NULL;                             \
+        }                                            \
+    } while (0)
+
+static inline SC_UNUSED fbe_status sc_fchk_frame(sc_frd *r, uint32_t type_number, const uint8_t *data,
+                                size_t size)
+{
+    r->data = data;
+    if (size < 8) {
+        sc_ffail(r, FBE_TRUNCATED, data);
+        return FBE_TRUNCATED;
+    }
+    uint32_t struct_size = sc_rd32(data);
+    fbe_status st = struct_size < 8 ? FBE_BAD_FRAME_SIZE
+                    : struct_size > size ? FBE_TRUNCATED
+                    : sc_rd32(data + 4) != type_number ? FBE_BAD_TYPE
+                    : FBE_OK;
+    if (st != FBE_OK) {
+        sc_ffail(r, st, st == FBE_BAD_TYPE ? data + 4 : data);
+        return st;
+    }
+    r->end = data + struct_size;
+    return FBE_OK;
+}
+
+/* Can count elements of at least min (> 0) bytes fit in room? */
+static inline SC_UNUSED bool sc_fits(uint32_t count, uint64_t min, size_t room)
+{
+    return (uint64_t)count * min <= room;
+}
+
+/* A value of n fixed bytes (bounds only). */
+static inline SC_UNUSED const uint8_t *sc_fv_fixed(sc_frd *r, const uint8_t *p, size_t n)
+{
+    if (SC_UNLIKELY(sc_room(r, p) < n))
+        return sc_ffail(r, FBE_TRUNCATED, p);
+    return p + n;
+}
+
+static inline SC_UNUSED const uint8_t *sc_fv_str(sc_frd *r, const uint8_t *p)
+{
+    size_t room = sc_room(r, p);
+    if (SC_UNLIKELY(room < 4 || sc_rd32(p) > room - 4))
+        return sc_ffail(r, FBE_TRUNCATED, p);
+    return p + 4 + sc_rd32(p);
+}
+
+/* A run of fixed fields [a, b) (final sizes in sizes[]) does not fit: the
+ * first one that does not, as a field-by-field walk finds it. */
+static SC_COLD const uint8_t *sc_fv_run_fail(sc_frd *r, const uint8_t *p,
+                                             const fbe_ir_struct *type,
+                                             const fbe_ir_field *fields,
+                                             const uint32_t *sizes, size_t a, size_t b)
+{
+    for (size_t k = a; k < b; k++) {
+        if (sc_room(r, p) < sizes[k]) {
+            sc_ffail(r, FBE_TRUNCATED, p);
+            sc_fnote(r, type, &fields[k]);
+            return NULL;
+        }
+        p += sizes[k];
+    }
+    return sc_ffail(r, FBE_TRUNCATED, p);
+}
+
+/* One field of a run of fixed fields: {host offset, bytes, bools (0/1)}. */
+typedef struct sc_fixed {
+    uint32_t host_offset;
+    uint32_t size;
+    uint32_t bools;
+} sc_fixed;
+
+/* A run of fixed fields does not fit: reads those that do, one by one, and
+ * returns the index of the first that does not (TRUNCATED there). */
+static SC_COLD size_t sc_fd_run_short(sc_frd *r, const uint8_t *p, uint8_t *dst,
+                                      const sc_fixed *run, size_t n)
+{
+    size_t k = 0;
+    for (; k < n && sc_room(r, p) >= run[k].size; k++) {
+        if (run[k].bools)
+            sc_bools(dst + run[k].host_offset, p, run[k].size);
+        else
+            memcpy(dst + run[k].host_offset, p, run[k].size);
+        p += run[k].size;
+    }
+    sc_ffail(r, FBE_TRUNCATED, p);
+    return k;
+}
+
+/* A scalar of n bytes that must still be bounds-checked. */
+static inline SC_UNUSED const uint8_t *sc_fd_copy(sc_frd *r, const uint8_t *p, uint8_t *dst, size_t n)
+{
+    if (SC_UNLIKELY(sc_room(r, p) < n))
+        return sc_ffail(r, FBE_TRUNCATED, p);
+    memcpy(dst, p, n);
+    return p + n;
+}
+
+static inline SC_UNUSED const uint8_t *sc_fd_bool(sc_frd *r, const uint8_t *p, uint8_t *dst)
+{
+    if (SC_UNLIKELY(sc_room(r, p) < 1))
+        return sc_ffail(r, FBE_TRUNCATED, p);
+    dst[0] = p[0] != 0;
+    return p + 1;
+}
+
+static inline SC_UNUSED const uint8_t *sc_fd_str(sc_frd *r, const uint8_t *p, uint8_t *h)
+{
+    size_t room = sc_room(r, p);
+    sc_set_view(h, NULL, 0);
+    if (SC_UNLIKELY(room < 4 || sc_rd32(p) > room - 4))
+        return sc_ffail(r, FBE_TRUNCATED, p);
+    uint32_t len = sc_rd32(p);
+    if (!len)
+        return p + 4;
+    if (r->borrow) {
+        sc_set_view(h, p + 4, len);
+        return p + 4 + len;
+    }
+    uint8_t *m = sc_alloc(r->arena, r->memory, (size_t)len + 1);
+    if (SC_UNLIKELY(!m))
+        return sc_ffail(r, FBE_NOMEM, p);
+    memcpy(m, p + 4, len);
+    m[len] = 0;
+    sc_set_view(h, m, len);
+    return p + 4 + len;
+}
+
+/* The final_size of a string: 4 + its length, SC_SAT above 32 bits. */
+static inline SC_UNUSED uint64_t sc_fstr_size(const uint8_t *h)
+{
+    size_t n = sc_view_at(h).size;
+    return n > UINT32_MAX ? SC_SAT : 4 + (uint64_t)n;
+}
+
+static inline SC_UNUSED uint8_t *sc_fwrite_str(const uint8_t *h, uint8_t *w)
+{
+    sc_view s = sc_view_at(h);
+    sc_wr32(w, (uint32_t)s.size);
+    if (s.size)
+        memcpy(w + 4, s.data, s.size);
+    return w + 4 + s.size;
+}
+
+#endif
