@@ -1,3 +1,6 @@
+/* The IR's type kinds (fbe/ir.h): names and classes. In the runtime, not in ir/,
+ * because the interpreter, printing and JSON of a program without the compiler
+ * (an AOT image only) need them. */
 #include "fbe/ir.h"
 
 #include <stdio.h>
