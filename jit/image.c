@@ -300,27 +300,32 @@ static LLVMValueRef record(jit_image *img, fbe_image_layout_id l, const void *ho
     return rec_value(img, &r);
 }
 
-/* Member `offset` of a descriptor record, set by the writer. */
-static void rec_set(rec *r, size_t offset, LLVMValueRef v)
+/* The element of the descriptor member at `offset` (set by the writer, not read
+ * from the IR); -1 if the layout has none, which fails the image. */
+static int rec_element(jit_image *img, const rec *r, size_t offset)
 {
     for (size_t i = 0; i < r->L->count; i++)
-        if (r->L->members[i].offset == offset) {
-            r->v[r->lt->idx[i]] = v;
-            return;
-        }
+        if (r->L->members[i].offset == offset)
+            return (int)r->lt->idx[i];
+    fail(img, "IR image: %s has no member at offset %zu", r->L->name, offset);
+    return -1;
 }
 
-#define SET_PTR(r, T, f, v) rec_set(r, offsetof(T, f), v)
-
-static void set_int(rec *r, size_t offset, uint64_t v)
+static void rec_set(jit_image *img, rec *r, size_t offset, LLVMValueRef v)
 {
-    for (size_t i = 0; i < r->L->count; i++)
-        if (r->L->members[i].offset == offset) {
-            unsigned e = r->lt->idx[i];
-            r->v[e] = LLVMConstInt(r->lt->el[e], v, 0);
-            return;
-        }
+    int e = rec_element(img, r, offset);
+    if (e >= 0)
+        r->v[e] = v;
 }
+
+static void set_int(jit_image *img, rec *r, size_t offset, uint64_t v)
+{
+    int e = rec_element(img, r, offset);
+    if (e >= 0)
+        r->v[e] = LLVMConstInt(r->lt->el[e], v, 0);
+}
+
+#define SET_PTR(r, T, f, v) rec_set(img, r, offsetof(T, f), v)
 
 static const char *const role_names[FBE_IMAGE_ROLE_COUNT] = {
     [FBE_IMAGE_PACKAGE] = "pkg",          [FBE_IMAGE_IMPORTS] = "pkg.imports",
@@ -486,7 +491,7 @@ bool jit_image_finish(jit_image *img, jit_emit *e, unsigned max_depth, const cha
                 LLVMValueRef fn = e->fns[i].entry[m][op];
                 size_t off = offsetof(fbe_aot_type, ops) + (size_t)m * sizeof(fbe_model_ops) +
                              (size_t)op * sizeof(void *);
-                rec_set(&r, off, fn ? fn : LLVMConstPointerNull(img->ptr));
+                rec_set(img, &r, off, fn ? fn : LLVMConstPointerNull(img->ptr));
             }
         types[i] = rec_value(img, &r);
     }
@@ -510,16 +515,16 @@ bool jit_image_finish(jit_image *img, jit_emit *e, unsigned max_depth, const cha
 
     rec r;
     rec_init(&r, img, FBE_IMAGE_L_AOT_IMAGE);
-    set_int(&r, offsetof(fbe_aot_image, abi_version), FBE_AOT_ABI_VERSION);
-    set_int(&r, offsetof(fbe_aot_image, layout_check), FBE_AOT_LAYOUT_CHECK);
-    set_int(&r, offsetof(fbe_aot_image, max_depth), max_depth);
+    set_int(img, &r, offsetof(fbe_aot_image, abi_version), FBE_AOT_ABI_VERSION);
+    set_int(img, &r, offsetof(fbe_aot_image, layout_check), FBE_AOT_LAYOUT_CHECK);
+    set_int(img, &r, offsetof(fbe_aot_image, max_depth), max_depth);
     SET_PTR(&r, fbe_aot_image, fbe_version, str_n(img, fbe_version, strlen(fbe_version)));
     SET_PTR(&r, fbe_aot_image, target, str_n(img, target, strlen(target)));
     SET_PTR(&r, fbe_aot_image, root, ref(img, root));
     SET_PTR(&r, fbe_aot_image, packages, pk_g);
-    set_int(&r, offsetof(fbe_aot_image, package_count), np);
+    set_int(img, &r, offsetof(fbe_aot_image, package_count), np);
     SET_PTR(&r, fbe_aot_image, types, types_g);
-    set_int(&r, offsetof(fbe_aot_image, type_count), n);
+    set_int(img, &r, offsetof(fbe_aot_image, type_count), n);
     snprintf(name, sizeof name, "%s_aot_image", prefix);
     if (LLVMGetNamedGlobal(img->mod, name) || LLVMGetNamedFunction(img->mod, name))
         return fail(img, "symbol %s is already defined", name);
