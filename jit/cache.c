@@ -31,6 +31,10 @@ static bool ir_symbol(const fbe_codec *codec, const void *p, char *buf, size_t s
             snprintf(buf, size, "fbe.ir.s%zu", i);
             return true;
         }
+        if (p == codec->types[i].impl) { /* the interpreter's program (older writers) */
+            snprintf(buf, size, "fbe.ir.s%zu.prog", i);
+            return true;
+        }
         const fbe_ir_field *f = p;
         if (st->field_count && f >= st->fields && f < st->fields + st->field_count) {
             if ((size_t)((const char *)p - (const char *)st->fields) % sizeof *f)
@@ -60,15 +64,17 @@ bool jit_cache_define_ir(LLVMOrcLLJITRef jit, const fbe_codec *codec)
 {
     size_t n = 0;
     for (size_t i = 0; i < codec->type_count; i++)
-        n += 1 + codec->types[i].ir->field_count;
+        n += 2 + codec->types[i].ir->field_count;
     LLVMOrcCSymbolMapPair *pairs = calloc(n + 1, sizeof *pairs);
     if (!pairs)
         return false;
     size_t k = 0;
     for (size_t i = 0; i < codec->type_count; i++) {
         const fbe_ir_struct *st = codec->types[i].ir;
-        for (size_t j = 0; j <= st->field_count; j++) {
-            const void *p = j == 0 ? (const void *)st : (const void *)&st->fields[j - 1];
+        for (size_t j = 0; j <= st->field_count + 1; j++) {
+            const void *p = j == 0                  ? (const void *)st
+                            : j <= st->field_count ? (const void *)&st->fields[j - 1]
+                                                    : codec->types[i].impl;
             char name[64];
             ir_symbol(codec, p, name, sizeof name);
             pairs[k].Name = LLVMOrcLLJITMangleAndIntern(jit, name);
@@ -148,7 +154,7 @@ void jit_cache_unit_key(const jit_cache_digest *ir, int unit, unsigned generatio
     snprintf(meta, sizeof meta, "fbe-c %s sources %s LLVM %u.%u.%u O%d unit %d gen %u",
              FBE_VERSION, FBE_JIT_SOURCE_HASH, major, minor, patch, opt_level, unit, generation);
     hash_str(&h, meta);
-    char passes[1024];
+    char passes[8192];
     jit_pass_pipeline(opt_level, passes, sizeof passes);
     hash_str(&h, passes);
     hash_str(&h, jit_llvm_args());

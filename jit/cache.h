@@ -2,8 +2,9 @@
  *
  * A cached module must not contain host addresses: its IR pointers (structs and
  * fields, for error reports and defaults) become references to external symbols
- * "fbe.ir.s<i>" and "fbe.ir.s<i>.f<j>" (struct i of the codec, field j), defined
- * as absolute symbols when the object is loaded.
+ * "fbe.ir.s<i>" and "fbe.ir.s<i>.f<j>" (struct i of the codec, field j), and the
+ * interpreter program of struct i (older writers' bodies) "fbe.ir.s<i>.prog",
+ * defined as absolute symbols when the object is loaded.
  *
  * The key is known before anything is lowered, so a hit costs a hash and a file
  * read: it hashes the schema's IR (every package, as `fbec ir` prints it), the

@@ -76,6 +76,11 @@ typedef struct jit_emit {
     char name_clash[FBE_IR_MAX_SYMBOL + 32];
     void *host_ptr_ctx;
     const void *host_ptr_missing;
+    /* In-process code only: bodies an older writer made shorter are read by the
+     * codec's interpreter program of the struct (codec->types[i].impl), whose
+     * address jit_host_ptr() gives; AOT objects, which have no interpreter,
+     * keep native paths for them (jit/emit_std_read.c). */
+    bool older_to_interp;
 } jit_emit;
 
 /* ---- functions and blocks ---- */

@@ -36,9 +36,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <llvm-c/Target.h>
+
 #include "emit.h"
 #include "emit_budget.h"
 #include "interp/program.h" /* struct fbe_codec: the type table */
+#include "native_helpers.h"  /* fbe_native_read_ctx */
 
 enum {
     CTX_ARENA,     /* ptr: fbe_arena * */
@@ -59,6 +62,11 @@ typedef struct rd {
     LLVMValueRef decode_alloc;    /* fbe_decode_alloc: ptr (ptr, i64, ptr) */
     LLVMTypeRef decode_alloc_t;
     LLVMValueRef *vpartial, *rpartial; /* per struct: the older-writer paths */
+    /* e->older_to_interp: fbe_interp_std_verify_older / _read_older instead */
+    LLVMValueRef interp_verify, interp_read;
+    bool hand_older;              /* the next guarded function: older_guard */
+    LLVMBasicBlockRef complete;   /* older_guard's complete-body path */
+    LLVMTypeRef interp_verify_t, interp_read_t;
     bool *inl;                    /* per struct: a fast path of its own */
     bool inline_call;             /* the next body call is an entry point's own:
                                      always inlined */
@@ -504,7 +512,47 @@ static void call_body(rd *r, const fbe_ir_struct *T, LLVMValueRef fn, LLVMValueR
 
 enum { BODY_VERIFY, BODY_READ, BODY_READ_ALLOC };
 
+/* The fields of struct ti's body at `body`, shorter than the schema's (an older
+ * writer), read by the codec's interpreter program (program.h): host NULL
+ * verifies. */
+static void interp_older(rd *r, size_t ti, LLVMValueRef body, LLVMValueRef depth,
+                         LLVMValueRef host, LLVMBasicBlockRef fail)
+{
+    jit_emit *e = r->e;
+    LLVMValueRef prog = jit_host_ptr(e, e->codec->types[ti].impl);
+    LLVMValueRef budget = local_load(r, r->budget, e->i64);
+    if (!host) {
+        LLVMValueRef info = r->aptr ? LLVMConstNull(e->ptr) : r->info;
+        LLVMValueRef args[] = {r->data, r->size, info, body, depth, budget, prog};
+        on_result(r, LLVMBuildCall2(e->b, r->interp_verify_t, r->interp_verify, args, 7, ""),
+                  fail);
+        return;
+    }
+    LLVMValueRef args[] = {r->data, r->size, r->ctx, body, depth, host,
+                           budget, local_load(r, r->aptr, e->ptr), prog};
+    LLVMValueRef res = LLVMBuildCall2(e->b, r->interp_read_t, r->interp_read, args, 9, "");
+    local_store(r, r->aptr, LLVMBuildExtractValue(e->b, res, 1, ""));
+    on_result(r, LLVMBuildExtractValue(e->b, res, 0, ""), fail);
+}
+
 static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, LLVMBasicBlockRef fail);
+
+/* The start of a struct function that takes bodies of any length: one shorter
+ * than the schema's (an older writer) goes to the interpreter, leaving the
+ * builder after that call; r->complete is where the rest of the function reads
+ * complete bodies without a check per field. */
+static void older_guard(rd *r, const fbe_ir_struct *st, LLVMValueRef body, LLVMValueRef host,
+                        LLVMBasicBlockRef fail)
+{
+    jit_emit *e = r->e;
+    LLVMBasicBlockRef older = jit_block(e, "older");
+    r->complete = jit_block(e, "complete");
+    LLVMValueRef short_ = LLVMBuildICmp(e->b, LLVMIntULT, ld32(r, body),
+                                        jit_i64(e, st->std_body_size), "");
+    LLVMBuildCondBr(e->b, jit_unlikely(e, short_), older, r->complete);
+    jit_position(e, older);
+    interp_older(r, jit_struct_index(e, st), body, r->depth, host, fail);
+}
 
 /* chk_struct for the reference at pos (frame base `base`) to a body of type T one
  * level below r->depth (root: level 1, never too deep, and its body always fits
@@ -561,10 +609,16 @@ static void struct_body(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMVal
             jit_store(e, target, host, 0);
         }
         bool old = split && k;
+        LLVMValueRef depth = root ? r->depth : next_depth(r);
+        if (old && r->interp_verify) {
+            interp_older(r, ti, b, depth, target, body_fail);
+            LLVMBuildBr(e->b, done);
+            continue;
+        }
         LLVMValueRef fn = mode == BODY_VERIFY ? (old ? r->vpartial[ti] : e->fns[ti].std_verify)
                                               : (old ? r->rpartial[ti] : e->fns[ti].std_read);
         r->inline_call = root && !old && split;
-        call_body(r, T, fn, b, root ? r->depth : next_depth(r), target, body_fail);
+        call_body(r, T, fn, b, depth, target, body_fail);
         r->inline_call = false;
         LLVMBuildBr(e->b, done);
     }
@@ -809,6 +863,12 @@ static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool 
     ret_ok(r);
     back(r, saved);
 
+    if (partial && r->hand_older) {
+        older_guard(r, st, body, NULL, r->ret_bb);
+        LLVMBuildBr(e->b, done);
+        jit_position(e, r->complete);
+        partial = false;
+    }
     if (base_checked)
         verify_inherited(r, base, fn);
     v_fields(r, st, lo, hi, body, partial ? ld32(r, body) : NULL, done);
@@ -1238,6 +1298,15 @@ static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool pa
     }
     r->body = body;
     r->room = LLVMBuildSub(e->b, r->size, body, "");
+    if (partial && r->hand_older) {
+        LLVMBasicBlockRef saved, failed = at_block(r, "older.failed", &saved);
+        ret_failed(r);
+        back(r, saved);
+        older_guard(r, st, body, host, failed);
+        ret_ok(r);
+        jit_position(e, r->complete);
+        partial = false;
+    }
     r->many_refs = many_refs(r, st);
     r->cold = partial && r->inl[jit_struct_index(e, st)];
     LLVMBasicBlockRef *zero = calloc(2 * (n + 1), sizeof *zero), *init = zero + n + 1;
@@ -1691,6 +1760,29 @@ LLVMValueRef jit_decode_status(jit_emit *e, LLVMValueRef status, LLVMValueRef bu
 
 /* ---- module ---------------------------------------------------------------------- */
 
+/* Whether ctx_t is laid out as the runtime's fbe_native_read_ctx, which
+ * fbe_interp_std_read_older reads (it is, on every target LLVM and the C
+ * compiler agree on; otherwise older writers keep native paths). */
+static bool ctx_matches_runtime(rd *r)
+{
+    LLVMTargetDataRef td = LLVMGetModuleDataLayout(r->e->mod);
+    static const size_t offsets[CTX_FIELDS] = {
+        offsetof(fbe_native_read_ctx, arena), offsetof(fbe_native_read_ctx, arena_end),
+        offsetof(fbe_native_read_ctx, borrow), offsetof(fbe_native_read_ctx, memory)};
+    for (unsigned i = 0; i < CTX_FIELDS; i++)
+        if (LLVMOffsetOfElement(td, r->ctx_t, i) != offsets[i])
+            return false;
+    return LLVMABISizeOfType(td, r->ctx_t) == sizeof(fbe_native_read_ctx);
+}
+
+/* A runtime function native code calls on a rare path. */
+static LLVMValueRef runtime_fn(jit_emit *e, const char *name, LLVMTypeRef type)
+{
+    LLVMValueRef fn = LLVMAddFunction(e->mod, name, type);
+    add_fn_attr(e, fn, "cold");
+    return fn;
+}
+
 bool jit_emit_std_read(jit_emit *e)
 {
     rd r = {.e = e};
@@ -1704,6 +1796,14 @@ bool jit_emit_std_read(jit_emit *e)
     r.read_ret_t = LLVMStructTypeInContext(e->ctx, rret, 2, 0);
     LLVMTypeRef rparams[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->ptr, e->i64, e->ptr};
     r.read_t = LLVMFunctionType(r.read_ret_t, rparams, 8, 0);
+    if (e->older_to_interp && ctx_matches_runtime(&r)) {
+        LLVMTypeRef iv[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->i64, e->ptr};
+        r.interp_verify_t = LLVMFunctionType(e->i64, iv, 7, 0);
+        r.interp_verify = runtime_fn(e, "fbe_interp_std_verify_older", r.interp_verify_t);
+        LLVMTypeRef ir[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->ptr, e->i64, e->ptr, e->ptr};
+        r.interp_read_t = LLVMFunctionType(r.read_ret_t, ir, 9, 0);
+        r.interp_read = runtime_fn(e, "fbe_interp_std_read_older", r.interp_read_t);
+    }
     size_t n = e->count;
     r.vpartial = calloc(n + 1, sizeof *r.vpartial);
     r.rpartial = calloc(n + 1, sizeof *r.rpartial);
@@ -1726,14 +1826,15 @@ bool jit_emit_std_read(jit_emit *e)
         char name[512];
         snprintf(name, sizeof name, "std_verify.%s", st->c_name);
         f->std_verify = jit_declare(e, name, e->i64, vparams, 7, false);
-        if (r.inl[i]) {
+        bool older_fns = r.inl[i] && !r.interp_verify;
+        if (older_fns) {
             snprintf(name, sizeof name, "std_verify_older.%s", st->c_name);
             r.vpartial[i] = jit_declare(e, name, e->i64, vparams, 7, false);
         }
         snprintf(name, sizeof name, "std_read.%s", st->c_name);
         f->std_read = jit_declare(e, name, r.read_ret_t, rparams, 8, false);
         mark_noalias(e, f->std_read, 2); /* the read_ctx */
-        if (r.inl[i]) {
+        if (older_fns) {
             snprintf(name, sizeof name, "std_read_older.%s", st->c_name);
             r.rpartial[i] = jit_declare(e, name, r.read_ret_t, rparams, 8, false);
             mark_noalias(e, r.rpartial[i], 2);
@@ -1764,18 +1865,25 @@ bool jit_emit_std_read(jit_emit *e)
         size_t own = base ? st->own_field_start : 0;
         if (r.inl[i]) {
             define_verify(&r, st, f->std_verify, false, 0, all, NULL);
-            define_verify(&r, st, r.vpartial[i], true, 0, all, NULL);
-            if (!define_read(&r, st, f->std_read, false, 0, all, NULL) ||
-                !define_read(&r, st, r.rpartial[i], true, 0, all, NULL))
+            if (!define_read(&r, st, f->std_read, false, 0, all, NULL))
                 goto out;
+            if (r.vpartial[i]) {
+                define_verify(&r, st, r.vpartial[i], true, 0, all, NULL);
+                if (!define_read(&r, st, r.rpartial[i], true, 0, all, NULL))
+                    goto out;
+            }
         } else if (chunked(st)) {
             if (!define_verify_node(&r, st, f->std_verify, own, all, base) ||
                 !define_read_node(&r, st, f->std_read, own, all, base))
                 goto out;
         } else {
-            /* one guarded function takes complete and shorter bodies */
+            /* one function takes complete and shorter bodies: the latter go
+             * to the interpreter when in process, else each field is guarded */
+            r.hand_older = r.interp_verify != NULL;
             define_verify(&r, st, f->std_verify, true, own, all, base);
-            if (!define_read(&r, st, f->std_read, true, own, all, base))
+            bool read_ok = define_read(&r, st, f->std_read, true, own, all, base);
+            r.hand_older = false;
+            if (!read_ok)
                 goto out;
         }
         define_verify_entry(&r, st, f);

@@ -5,6 +5,7 @@
 
 #include "fbe/arena.h"
 #include "fbe/buffer.h"
+#include "interp/program.h"
 
 static const jit_helper helpers[] = {
     {"fbe_buffer_reserve", 0},
@@ -12,6 +13,8 @@ static const jit_helper helpers[] = {
     {"fbe_decode_alloc", 0},
     {"fbe_init_field", 0},
     {"fbe_jit_verify_fail", 0},
+    {"fbe_interp_std_verify_older", 0},
+    {"fbe_interp_std_read_older", 0},
     {"memcpy", 0},
     {"memmove", 0},
     {"memset", 0},
@@ -30,9 +33,11 @@ static void fill(void)
     addresses[2] = (const void *)(uintptr_t)fbe_decode_alloc;
     addresses[3] = (const void *)(uintptr_t)fbe_init_field;
     addresses[4] = (const void *)(uintptr_t)fbe_jit_verify_fail;
-    addresses[5] = (const void *)(uintptr_t)memcpy;
-    addresses[6] = (const void *)(uintptr_t)memmove;
-    addresses[7] = (const void *)(uintptr_t)memset;
+    addresses[5] = (const void *)(uintptr_t)fbe_interp_std_verify_older;
+    addresses[6] = (const void *)(uintptr_t)fbe_interp_std_read_older;
+    addresses[7] = (const void *)(uintptr_t)memcpy;
+    addresses[8] = (const void *)(uintptr_t)memmove;
+    addresses[9] = (const void *)(uintptr_t)memset;
     for (size_t i = 0; i < HELPER_COUNT; i++) {
         filled[i].name = helpers[i].name;
         filled[i].address = (uint64_t)(uintptr_t)addresses[i];

@@ -367,7 +367,7 @@ bool jit_module_optimize(jit_module *m, LLVMTargetMachineRef tm, int opt_level, 
     if (getenv("FBE_JIT_DUMP_LOWERED")) /* the input of the passes, for opt -time-passes */
         LLVMDumpModule(m->mod);
     LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
-    char passes[1024];
+    char passes[8192];
     jit_pass_pipeline(opt_level, passes, sizeof passes);
     bool ok = !jit_failed(LLVMRunPasses(m->mod, passes, tm, pbo), "passes", err, err_size);
     LLVMDisposePassBuilderOptions(pbo);

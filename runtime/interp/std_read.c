@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "program.h"
+#include "../native_helpers.h"
 #include "../port.h"
 
 typedef struct reader {
@@ -1056,4 +1057,45 @@ fbe_status interp_std_deserialize(const fbe_type *type, const uint8_t *data, siz
         return st;
     }
     return fbe_decode_status(st, &memory);
+}
+
+/* ---- older writers' bodies for native code (program.h) ------------------------ */
+
+/* The reader native code is in: the body's own level is 1. */
+static reader native_reader(const uint8_t *data, uint64_t size, uint32_t levels, uint64_t budget)
+{
+    return (reader){.data = data, .size = size, .budget = budget,
+                    .max_depth = levels + 1u};
+}
+
+int64_t fbe_interp_std_verify_older(const uint8_t *data, uint64_t size, fbe_verify_info *info,
+                                    uint64_t body, uint32_t levels, uint64_t budget,
+                                    const interp_prog *prog)
+{
+    reader r = native_reader(data, size, levels, budget);
+    fbe_status st = v_fields_partial(&r, prog, body, rd32(data + body), 1);
+    if (st == FBE_OK)
+        return (int64_t)r.budget;
+    if (info)
+        *info = (fbe_verify_info){.status = st,
+                                  .offset = (size_t)r.err_pos,
+                                  .type = r.err_type,
+                                  .field = r.err_field};
+    return -(int64_t)st;
+}
+
+fbe_native_read_result fbe_interp_std_read_older(const uint8_t *data, uint64_t size,
+                                                 fbe_native_read_ctx *ctx, uint64_t body,
+                                                 uint32_t levels, void *host, uint64_t budget,
+                                                 char *cursor, const interp_prog *prog)
+{
+    reader r = native_reader(data, size, levels, budget);
+    r.arena = ctx->arena;
+    r.memory = &ctx->memory;
+    r.borrow = ctx->borrow != 0;
+    r.arena->ptr = cursor;
+    fbe_status st = d_fields_partial(&r, prog, body, rd32(data + body), host, 1);
+    ctx->arena_end = r.arena->end;
+    return (fbe_native_read_result){st == FBE_OK ? (int64_t)r.budget : -(int64_t)st,
+                                    r.arena->ptr};
 }
