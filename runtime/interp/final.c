@@ -30,6 +30,7 @@
  * walk. */
 #include <stddef.h>
 
+#include "fbe/internal/static_c.h"
 #include "program.h"
 #include "../port.h"
 
@@ -516,35 +517,9 @@ fbe_status interp_final_serialize(const fbe_type *type, const void *value, fbe_b
 
 /* ============================== reading ========================================= */
 
-typedef struct rd {
-    const uint8_t *data; /* frame start: error positions are relative to it */
-    const uint8_t *end;  /* data + struct_size: nothing is read at or past it */
-    unsigned max_depth;
-    bool borrow;
-    fbe_arena *arena;
-    fbe_decode_budget *memory; /* arena growth allowed */
-    /* the first error */
-    fbe_status status;
-    size_t pos;
-    const fbe_ir_struct *type;
-    const fbe_ir_field *field;
-} rd;
-
-COLD static const uint8_t *fail(rd *r, fbe_status status, const uint8_t *at)
-{
-    r->status = status;
-    r->pos = (size_t)(at - r->data);
-    return NULL;
-}
-
-/* The innermost struct whose field failed (called while unwinding). */
-COLD static void note_field(rd *r, const interp_prog *g, const interp_field *f)
-{
-    if (!r->type) {
-        r->type = g->ir;
-        r->field = f->ir;
-    }
-}
+/* The reader's state and its checks are the static C backend's (static_c.h):
+ * the rules of the final model, written once. */
+typedef sc_frd rd;
 
 /* The smallest final encoding of one value (node_min in the lowering: a fixed
  * node's size, a non-fixed struct's final_min, N times an array element's; clamped
@@ -585,7 +560,7 @@ COLD static bool v_fixed_struct_depth(rd *r, const interp_prog *g, const uint8_t
                                       unsigned depth)
 {
     if (depth > r->max_depth) {
-        fail(r, FBE_TOO_DEEP, p);
+        sc_ffail(r, FBE_TOO_DEEP, p);
         return false;
     }
     /* most fields are scalars: only skip them, and find the position of a nested
@@ -597,7 +572,7 @@ COLD static bool v_fixed_struct_depth(rd *r, const interp_prog *g, const uint8_t
         for (; h < f; h++)
             p += h->node.final_size;
         if (!v_fixed_depth(r, &f->node, p, depth)) {
-            note_field(r, g, f);
+            sc_fnote(r, g->ir, (f)->ir);
             return false;
         }
     }
@@ -632,24 +607,16 @@ static const uint8_t *v_complex(rd *r, const interp_node *n, const uint8_t *p, u
 static const uint8_t *v_struct(rd *r, const interp_prog *g, const uint8_t *p, unsigned depth);
 static const uint8_t *v_seq(rd *r, const interp_node *n, const uint8_t *p, unsigned depth);
 
-INLINE const uint8_t *v_string(rd *r, const uint8_t *p)
-{
-    size_t room = (size_t)(r->end - p);
-    if (UNLIKELY(room < 4 || rd32(p) > room - 4))
-        return fail(r, FBE_TRUNCATED, p);
-    return p + 4 + rd32(p);
-}
-
 /* One value inside a struct at level `depth`: the common kinds inline. */
 INLINE const uint8_t *v_any(rd *r, const interp_node *n, const uint8_t *p, unsigned depth)
 {
     if (n->op <= OP_COPY16) {
         if (UNLIKELY((size_t)(r->end - p) < n->final_size))
-            return fail(r, FBE_TRUNCATED, p);
+            return sc_ffail(r, FBE_TRUNCATED, p);
         return p + n->final_size;
     }
     if (n->op == OP_STRING)
-        return v_string(r, p);
+        return sc_fv_str(r, p);
     if (n->op == OP_STRUCT)
         return v_struct(r, n->prog, p, depth + 1);
     return v_complex(r, n, p, depth);
@@ -669,9 +636,9 @@ COLD static const uint8_t *v_seg_fail(rd *r, const interp_prog *g, const interp_
             break;
         p += s->node.final_size;
     }
-    fail(r, FBE_TRUNCATED, p);
+    sc_ffail(r, FBE_TRUNCATED, p);
     if (s < f)
-        note_field(r, g, s);
+        sc_fnote(r, g->ir, (s)->ir);
     return NULL;
 }
 
@@ -719,7 +686,7 @@ INLINE const uint8_t *v_struct(rd *r, const interp_prog *g, const uint8_t *p, un
 {
     if (g->final_fixed) {
         if (UNLIKELY((size_t)(r->end - p) < g->final_size))
-            return fail(r, FBE_TRUNCATED, p);
+            return sc_ffail(r, FBE_TRUNCATED, p);
         /* the struct's own level and the fixed_depth - 1 below it */
         if (UNLIKELY((uint64_t)depth + g->fixed_depth - 1 > r->max_depth) &&
             !v_fixed_struct_depth(r, g, p, depth))
@@ -727,7 +694,7 @@ INLINE const uint8_t *v_struct(rd *r, const interp_prog *g, const uint8_t *p, un
         return p + g->final_size;
     }
     if (UNLIKELY(depth > r->max_depth))
-        return fail(r, FBE_TOO_DEEP, p);
+        return sc_ffail(r, FBE_TOO_DEEP, p);
     if (g->final_check_leaf) {
         const uint8_t *q = v_leaf(r->end, g, p);
         if (LIKELY(q != NULL))
@@ -776,11 +743,11 @@ INLINE const uint8_t *v_seq_inline(rd *r, const interp_node *n, const uint8_t *p
 {
     size_t room = (size_t)(r->end - p);
     if (UNLIKELY(room < 4))
-        return fail(r, FBE_TRUNCATED, p);
+        return sc_ffail(r, FBE_TRUNCATED, p);
     uint32_t count = rd32(p);
     const interp_node *e = n->elem;
     if (UNLIKELY(!count_fits(count, node_min(e), room - 4, (size_t)(r->end - r->data))))
-        return fail(r, FBE_BAD_COUNT, p);
+        return sc_ffail(r, FBE_BAD_COUNT, p);
     p += 4;
     if (e->final_fixed) { /* the count check covered the bytes */
         if (count && e->op > OP_COPY16 && !v_fixed_ok(r, e, p, depth))
@@ -830,7 +797,7 @@ static const uint8_t *v_fields(rd *r, const interp_prog *g, const uint8_t *p, un
             }
         }
         PRE_(s->field);
-        p = v_string(r, p);
+        p = sc_fv_str(r, p);
         if (UNLIKELY(!p))
             goto failed;
         STEP_NEXT(V, s);
@@ -844,7 +811,7 @@ static const uint8_t *v_fields(rd *r, const interp_prog *g, const uint8_t *p, un
     STEP_CASE(V, SO_FIXED): /* a fixed struct or array holding structs */
         PRE_(s->field);
         if (UNLIKELY((size_t)(end - p) < s->len)) {
-            fail(r, FBE_TRUNCATED, p);
+            sc_ffail(r, FBE_TRUNCATED, p);
             goto failed;
         }
         if (UNLIKELY(!v_fixed_ok(r, s->node, p, depth)))
@@ -854,7 +821,7 @@ static const uint8_t *v_fields(rd *r, const interp_prog *g, const uint8_t *p, un
     STEP_CASE(V, SO_OPT_STRUCT):
         PRE_(s->field);
         if (UNLIKELY(p == end)) {
-            fail(r, FBE_TRUNCATED, p);
+            sc_ffail(r, FBE_TRUNCATED, p);
             goto failed;
         }
         if (*p++) {
@@ -887,7 +854,7 @@ static const uint8_t *v_fields(rd *r, const interp_prog *g, const uint8_t *p, un
     STEP_FINISH
 #undef PRE_
 failed:
-    note_field(r, g, s->field);
+    sc_fnote(r, g->ir, (s->field)->ir);
     return NULL;
 }
 
@@ -901,25 +868,25 @@ static const uint8_t *v_complex(rd *r, const interp_node *n, const uint8_t *p, u
     size_t room = (size_t)(r->end - p);
     if (n->final_fixed) { /* a struct or array made only of fixed parts */
         if (UNLIKELY(room < n->final_size))
-            return fail(r, FBE_TRUNCATED, p);
+            return sc_ffail(r, FBE_TRUNCATED, p);
         if (!v_fixed_ok(r, n, p, depth))
             return NULL;
         return p + n->final_size;
     }
     switch ((interp_op)n->op) {
     case OP_STRING:
-        return v_string(r, p);
+        return sc_fv_str(r, p);
     case OP_STRUCT:
         return v_struct(r, n->prog, p, depth + 1);
     case OP_OPTIONAL:
         if (UNLIKELY(room < 1))
-            return fail(r, FBE_TRUNCATED, p);
+            return sc_ffail(r, FBE_TRUNCATED, p);
         if (!*p)
             return p + 1;
         return v_any(r, n->elem, p + 1, depth);
     case OP_OPT_STRUCT:
         if (UNLIKELY(room < 1))
-            return fail(r, FBE_TRUNCATED, p);
+            return sc_ffail(r, FBE_TRUNCATED, p);
         if (!*p)
             return p + 1;
         return v_struct(r, n->prog, p + 1, depth + 1);
@@ -933,11 +900,11 @@ static const uint8_t *v_complex(rd *r, const interp_node *n, const uint8_t *p, u
         return v_seq(r, n, p, depth);
     case OP_MAP: {
         if (UNLIKELY(room < 4))
-            return fail(r, FBE_TRUNCATED, p);
+            return sc_ffail(r, FBE_TRUNCATED, p);
         uint32_t count = rd32(p);
         const interp_node *k = n->key, *v = n->elem;
         if (UNLIKELY(!count_fits(count, entry_min(n), room - 4, (size_t)(r->end - r->data))))
-            return fail(r, FBE_BAD_COUNT, p);
+            return sc_ffail(r, FBE_BAD_COUNT, p);
         p += 4;
         if (k->final_fixed && v->final_fixed) {
             if (count) {
@@ -960,32 +927,6 @@ static const uint8_t *v_complex(rd *r, const interp_node *n, const uint8_t *p, u
     }
 }
 
-/* The frame header checks shared by verify and deserialize. */
-INLINE fbe_status check_frame(rd *r, const interp_prog *g, const uint8_t *data, size_t size)
-{
-    r->data = data;
-    if (size < 8) {
-        fail(r, FBE_TRUNCATED, data);
-        return FBE_TRUNCATED;
-    }
-    uint32_t struct_size = rd32(data);
-    fbe_status st = FBE_OK;
-    if (struct_size < 8)
-        st = FBE_BAD_FRAME_SIZE;
-    else if (struct_size > size)
-        st = FBE_TRUNCATED;
-    if (st != FBE_OK) {
-        fail(r, st, data);
-        return st;
-    }
-    if (rd32(data + 4) != g->type_number) {
-        fail(r, FBE_BAD_TYPE, data + 4);
-        return FBE_BAD_TYPE;
-    }
-    r->end = data + struct_size;
-    return FBE_OK;
-}
-
 fbe_status interp_final_verify(const fbe_type *type, const uint8_t *data, size_t size,
                                fbe_verify_info *info, const fbe_decode_options *options)
 {
@@ -996,7 +937,7 @@ fbe_status interp_final_verify(const fbe_type *type, const uint8_t *data, size_t
     }
     const interp_prog *g = interp_prog_of(type);
     rd r = {.max_depth = options && options->max_depth ? options->max_depth : type->codec->max_depth};
-    fbe_status st = check_frame(&r, g, data, size);
+    fbe_status st = sc_fchk_frame(&r, g->type_number, data, size);
     if (st == FBE_OK) {
         const uint8_t *q = v_struct(&r, g, data + 8, 1);
         if (!q)
@@ -1094,7 +1035,7 @@ INLINE const uint8_t *d_string(rd *r, const uint8_t *p, fbe_string *s)
     size_t room = (size_t)(r->end - p);
     if (UNLIKELY(room < 4 || rd32(p) > room - 4)) {
         *s = (fbe_string){NULL, 0};
-        return fail(r, FBE_TRUNCATED, p);
+        return sc_ffail(r, FBE_TRUNCATED, p);
     }
     uint32_t len = rd32(p);
     if (len == 0) {
@@ -1105,7 +1046,7 @@ INLINE const uint8_t *d_string(rd *r, const uint8_t *p, fbe_string *s)
         char *m = d_alloc_string(r, len);
         if (UNLIKELY(!m)) {
             *s = (fbe_string){NULL, 0};
-            return fail(r, FBE_NOMEM, p);
+            return sc_ffail(r, FBE_NOMEM, p);
         }
         copy_small((uint8_t *)m, p + 4, len);
         m[len] = 0;
@@ -1120,7 +1061,7 @@ INLINE const uint8_t *d_any(rd *r, const interp_node *n, const uint8_t *p,
 {
     if (n->op <= OP_COPY16) {
         if (UNLIKELY((size_t)(r->end - p) < n->final_size))
-            return fail(r, FBE_TRUNCATED, p);
+            return sc_ffail(r, FBE_TRUNCATED, p);
         return d_scalar(n, p, dst);
     }
     if (n->op == OP_STRING)
@@ -1137,7 +1078,7 @@ COLD static const uint8_t *d_fixed_struct_slow(rd *r, const interp_prog *g, cons
                                                uint8_t *restrict dst, unsigned depth)
 {
     if (UNLIKELY(depth > r->max_depth))
-        return fail(r, FBE_TOO_DEEP, p);
+        return sc_ffail(r, FBE_TOO_DEEP, p);
     if (g->field_count == 0) { /* the host's placeholder byte */
         memset(dst, 0, g->host_size);
         return p;
@@ -1152,7 +1093,7 @@ COLD static const uint8_t *d_fixed_struct_slow(rd *r, const interp_prog *g, cons
         /* a nested fixed struct or array */
         p = d_fixed_slow(r, &f->node, p, d, depth);
         if (UNLIKELY(!p)) {
-            note_field(r, g, f);
+            sc_fnote(r, g->ir, (f)->ir);
             return NULL;
         }
     }
@@ -1272,7 +1213,7 @@ static const uint8_t *d_fixed(rd *r, const interp_node *n, const uint8_t *p,
 COLD static const uint8_t *d_fail_field(rd *r, const interp_prog *g, const interp_field *f,
                                         uint8_t *restrict dst)
 {
-    note_field(r, g, f);
+    sc_fnote(r, g->ir, (f)->ir);
     for (const interp_field *last = g->fields + g->field_count; f < last; f++)
         memset(dst + f->host_offset, 0, f->node.host_size);
     return NULL;
@@ -1292,7 +1233,7 @@ COLD static const uint8_t *d_short(rd *r, const interp_prog *g, const interp_ste
         memcpy(dst + f->host_offset, p, n); /* a plain field: host bytes are wire bytes */
         p += n;
     }
-    fail(r, FBE_TRUNCATED, p);
+    sc_ffail(r, FBE_TRUNCATED, p);
     return d_fail_field(r, g, f, dst);
 }
 
@@ -1369,11 +1310,11 @@ INLINE const uint8_t *d_struct(rd *r, const interp_prog *g, const uint8_t *p,
 {
     if (g->final_fixed) {
         if (UNLIKELY((size_t)(r->end - p) < g->final_size))
-            return fail(r, FBE_TRUNCATED, p);
+            return sc_ffail(r, FBE_TRUNCATED, p);
         return d_fixed_struct(r, g, p, dst, depth);
     }
     if (UNLIKELY(depth > r->max_depth))
-        return fail(r, FBE_TOO_DEEP, p);
+        return sc_ffail(r, FBE_TOO_DEEP, p);
     return d_fields(r, g, p, dst, depth);
 }
 
@@ -1384,18 +1325,18 @@ static const uint8_t *d_opt_struct(rd *r, const interp_prog *g, const uint8_t *p
 {
     *(void **)dst = NULL;
     if (UNLIKELY(r->end == p))
-        return fail(r, FBE_TRUNCATED, p);
+        return sc_ffail(r, FBE_TRUNCATED, p);
     if (!*p)
         return p + 1;
     p++;
     /* checks in v_struct's order, before allocating */
     if (g->final_fixed && UNLIKELY((size_t)(r->end - p) < g->final_size))
-        return fail(r, FBE_TRUNCATED, p);
+        return sc_ffail(r, FBE_TRUNCATED, p);
     if (UNLIKELY(depth + 1 > r->max_depth))
-        return fail(r, FBE_TOO_DEEP, p);
+        return sc_ffail(r, FBE_TOO_DEEP, p);
     uint8_t *m = d_alloc(r, g->host_size);
     if (UNLIKELY(!m))
-        return fail(r, FBE_NOMEM, p);
+        return sc_ffail(r, FBE_NOMEM, p);
     const uint8_t *q = g->final_fixed ? d_fixed_struct(r, g, p, m, depth + 1)
                                       : d_fields(r, g, p, m, depth + 1);
     if (q)
@@ -1412,16 +1353,16 @@ static const uint8_t *d_seq(rd *r, const interp_node *n, const uint8_t *p,
     fbe_seq *s = (fbe_seq *)dst;
     *s = (fbe_seq){NULL, 0};
     if (UNLIKELY(room < 4))
-        return fail(r, FBE_TRUNCATED, p);
+        return sc_ffail(r, FBE_TRUNCATED, p);
     uint32_t count = rd32(p);
     const interp_node *e = n->elem;
     if (UNLIKELY(!count_fits(count, node_min(e), room - 4, (size_t)(r->end - r->data))))
-        return fail(r, FBE_BAD_COUNT, p);
+        return sc_ffail(r, FBE_BAD_COUNT, p);
     if (count == 0)
         return p + 4;
     uint8_t *m = d_alloc(r, (uint64_t)count * e->host_size);
     if (UNLIKELY(!m))
-        return fail(r, FBE_NOMEM, p);
+        return sc_ffail(r, FBE_NOMEM, p);
     p += 4;
     if (is_copy(e)) { /* the count check covered the bytes */
         size_t len = (size_t)count * e->final_size;
@@ -1449,7 +1390,7 @@ static const uint8_t *d_complex(rd *r, const interp_node *n, const uint8_t *p,
     size_t room = (size_t)(r->end - p);
     if (n->final_fixed) { /* a struct or array made only of fixed parts */
         if (UNLIKELY(room < n->final_size))
-            return fail(r, FBE_TRUNCATED, p);
+            return sc_ffail(r, FBE_TRUNCATED, p);
         return d_fixed(r, n, p, dst, depth);
     }
     switch ((interp_op)n->op) {
@@ -1460,7 +1401,7 @@ static const uint8_t *d_complex(rd *r, const interp_node *n, const uint8_t *p,
     case OP_OPTIONAL: {
         memset(dst, 0, n->host_size); /* absent, value zero */
         if (UNLIKELY(room < 1))
-            return fail(r, FBE_TRUNCATED, p);
+            return sc_ffail(r, FBE_TRUNCATED, p);
         if (!*p)
             return p + 1;
         const uint8_t *q = d_any(r, n->elem, p + 1, dst + n->host_value_offset, depth);
@@ -1482,16 +1423,16 @@ static const uint8_t *d_complex(rd *r, const interp_node *n, const uint8_t *p,
         fbe_seq *s = (fbe_seq *)dst;
         *s = (fbe_seq){NULL, 0};
         if (UNLIKELY(room < 4))
-            return fail(r, FBE_TRUNCATED, p);
+            return sc_ffail(r, FBE_TRUNCATED, p);
         uint32_t count = rd32(p);
         const interp_node *k = n->key, *v = n->elem;
         if (UNLIKELY(!count_fits(count, entry_min(n), room - 4, (size_t)(r->end - r->data))))
-            return fail(r, FBE_BAD_COUNT, p);
+            return sc_ffail(r, FBE_BAD_COUNT, p);
         if (count == 0)
             return p + 4;
         uint8_t *m = d_alloc(r, (uint64_t)count * n->entry_size);
         if (UNLIKELY(!m))
-            return fail(r, FBE_NOMEM, p);
+            return sc_ffail(r, FBE_NOMEM, p);
         p += 4;
         if (k->final_fixed && v->final_fixed) { /* the count check covered the bytes */
             for (uint32_t i = 0; i < count && p; i++) {
@@ -1533,7 +1474,7 @@ fbe_status interp_final_deserialize(const fbe_type *type, const uint8_t *data, s
         .arena = options->arena,
         .memory = &memory,
     };
-    fbe_status st = check_frame(&r, g, data, size);
+    fbe_status st = sc_fchk_frame(&r, g->type_number, data, size);
     if (st != FBE_OK) {
         memset(value, 0, g->host_size);
         return st;

@@ -38,105 +38,18 @@
  * they started with, and report exactly what the slow path would. */
 #include <string.h>
 
+#include "fbe/internal/static_c.h"
 #include "program.h"
 #include "../native_helpers.h"
 #include "../port.h"
 
-typedef struct reader {
-    const uint8_t *data; /* frame start */
-    uint64_t size;       /* full_size (after the frame check) */
-    uint64_t budget;     /* bytes that may still be visited */
-    unsigned max_depth;
-    fbe_arena *arena;    /* deserialize only */
-    fbe_decode_budget *memory; /* deserialize only: arena growth allowed */
-    bool borrow;
-    /* where the first problem was found */
-    uint64_t err_pos;
-    const fbe_ir_struct *err_type;
-    const fbe_ir_field *err_field;
-    bool located;
-} reader;
+/* The reader's state and its checks are the static C backend's (static_c.h):
+ * the rules of the standard model, in their documented order, written once. */
+typedef sc_rd reader;
 
 static inline bool op_is_scalar(uint8_t op)
 {
     return op <= OP_COPY16;
-}
-
-static COLD fbe_status fail_at(reader *r, fbe_status st, uint64_t pos)
-{
-    r->err_pos = pos;
-    return st;
-}
-
-/* The innermost struct/field on the error path claims the error. */
-static COLD void locate(reader *r, const fbe_ir_struct *type, const fbe_ir_field *field)
-{
-    if (!r->located) {
-        r->located = true;
-        r->err_type = type;
-        r->err_field = field;
-    }
-}
-
-/* ---- shared checks ----------------------------------------------------------- */
-
-static inline fbe_status charge(reader *r, uint64_t n, uint64_t pos)
-{
-    if (UNLIKELY(n > r->budget))
-        return fail_at(r, FBE_TRAVERSAL_LIMIT, pos);
-    r->budget -= n;
-    return FBE_OK;
-}
-
-/* The block of a string / bytes whose (non-zero) offset at `pos` leads to `blk`;
- * the payload is data[*payload .. *payload + *len). */
-static inline fbe_status chk_string_block(reader *r, uint64_t pos, uint64_t blk,
-                                          uint64_t *payload, uint32_t *len)
-{
-    if (UNLIKELY(blk + 4 > r->size))
-        return fail_at(r, FBE_BAD_OFFSET, pos);
-    uint32_t n = rd32(r->data + blk);
-    if (UNLIKELY(n > r->size - (blk + 4)))
-        return fail_at(r, FBE_BAD_LENGTH, blk);
-    *payload = blk + 4;
-    *len = n;
-    return charge(r, 4 + (uint64_t)n, blk);
-}
-
-/* A string / bytes whose offset is at `pos`: OK with *len = 0 for offset 0. */
-static inline fbe_status chk_string(reader *r, uint64_t pos, uint64_t base, uint64_t *payload,
-                                    uint32_t *len)
-{
-    uint32_t off = rd32(r->data + pos);
-    if (!off) {
-        *len = 0;
-        return FBE_OK;
-    }
-    return chk_string_block(r, pos, base + off, payload, len);
-}
-
-/* A struct reference at `pos`: the body of type `prog`, entered at `depth`; each
- * check in the documented order. */
-static COLD fbe_status chk_struct_slow(reader *r, const interp_prog *prog, uint64_t pos,
-                                       uint64_t base, unsigned depth, uint64_t *body,
-                                       uint32_t *ssize)
-{
-    uint32_t off = rd32(r->data + pos);
-    if (UNLIKELY(!off))
-        return fail_at(r, FBE_NULL_OFFSET, pos);
-    uint64_t b = base + off;
-    if (UNLIKELY(b + 8 > r->size))
-        return fail_at(r, FBE_BAD_OFFSET, pos);
-    uint32_t s = rd32(r->data + b);
-    if (UNLIKELY(s < 8 || b + s > r->size))
-        return fail_at(r, FBE_BAD_STRUCT_SIZE, b);
-    if (UNLIKELY(rd32(r->data + b + 4) != prog->type_number))
-        return fail_at(r, FBE_BAD_TYPE, b + 4);
-    if (UNLIKELY(depth > r->max_depth))
-        return fail_at(r, FBE_TOO_DEEP, pos);
-    *body = b;
-    *ssize = s;
-    return charge(r, s, b);
 }
 
 /* The common case first: a body of the reader's own size and type (its 8
@@ -168,49 +81,7 @@ INLINE fbe_status chk_struct(reader *r, const interp_prog *prog, uint64_t pos, u
         *ssize = prog->std_body_size;
         return FBE_OK;
     }
-    return chk_struct_slow(r, prog, pos, base, depth, body, ssize);
-}
-
-/* An optional at `pos` whose slot holds `inl` bytes. OK with *slot = 0 when
- * absent (a present slot is never at 0: its offset is non-zero). */
-static inline fbe_status chk_optional(reader *r, uint64_t pos, uint64_t base, uint32_t inl,
-                                      uint64_t *slot)
-{
-    if (!r->data[pos]) {
-        *slot = 0;
-        return FBE_OK;
-    }
-    uint32_t off = rd32(r->data + pos + 1);
-    if (UNLIKELY(!off))
-        return fail_at(r, FBE_NULL_OFFSET, pos + 1);
-    uint64_t s = base + off;
-    if (UNLIKELY(s + inl > r->size))
-        return fail_at(r, FBE_BAD_OFFSET, pos + 1);
-    *slot = s;
-    return charge(r, inl, s);
-}
-
-/* A collection block whose offset is at `pos`, `es` bytes per element (never 0:
- * every inline size is at least 1). OK with *count = 0 for offset 0; otherwise
- * the elements start at *elems. */
-static inline fbe_status chk_block(reader *r, uint64_t pos, uint64_t base, uint32_t es,
-                                   uint64_t *elems, uint32_t *count)
-{
-    uint32_t off = rd32(r->data + pos);
-    if (!off) {
-        *count = 0;
-        return FBE_OK;
-    }
-    uint64_t blk = base + off;
-    if (UNLIKELY(blk + 4 > r->size))
-        return fail_at(r, FBE_BAD_OFFSET, pos);
-    uint32_t n = rd32(r->data + blk);
-    /* n > (size - blk - 4) / es, without a division (n * es < 2^64) */
-    if (UNLIKELY((uint64_t)n * es > r->size - blk - 4))
-        return fail_at(r, FBE_BAD_COUNT, blk);
-    *elems = blk + 4;
-    *count = n;
-    return charge(r, 4 + (uint64_t)n * es, blk);
+    return sc_chk_struct(r, prog->type_number, pos, base, depth, body, ssize);
 }
 
 /* The fields of a body of `ssize` bytes that are present: those whose inline part
@@ -224,22 +95,6 @@ static inline size_t fields_present(const interp_prog *prog, uint32_t ssize)
            (uint64_t)prog->fields[n].std_offset + prog->fields[n].node.std_size <= ssize)
         n++;
     return n;
-}
-
-/* Frame header: on success r->size is full_size. */
-INLINE fbe_status chk_frame(reader *r, const uint8_t *data, size_t size)
-{
-    r->data = data;
-    if (size < 8)
-        return fail_at(r, FBE_TRUNCATED, 0);
-    uint32_t full = rd32(data);
-    if (full < 8)
-        return fail_at(r, FBE_BAD_FRAME_SIZE, 0);
-    if (full > size)
-        return fail_at(r, FBE_TRUNCATED, 0);
-    r->size = full;
-    r->budget = full;
-    return FBE_OK;
 }
 
 /* ---- verify ------------------------------------------------------------------ */
@@ -287,19 +142,15 @@ INLINE bool leaf_ok(const uint8_t *data, uint64_t size, const interp_prog *prog,
  * (interp_prog.std_check_leaf), one check after the other: where it fails. */
 static COLD fbe_status v_leaf_slow(reader *r, const interp_prog *prog, uint64_t body)
 {
-    const uint8_t *data = r->data;
     /* by count: an heir's steps may follow (an SO_LEVEL step ends this list) */
     const interp_step *at = prog->std_check_steps.at;
     for (const interp_step *s = at; s < at + prog->std_check_steps.count; s++) {
         uint64_t p = body + s->std_offset;
-        uint32_t off = rd32(data + p);
-        if (!off)
-            continue;
         uint64_t payload = 0;
         uint32_t len = 0;
-        fbe_status st = chk_string_block(r, p, body + off, &payload, &len);
+        fbe_status st = sc_chk_string(r, p, body, &payload, &len);
         if (UNLIKELY(st != FBE_OK)) {
-            locate(r, prog->ir, s->field->ir);
+            sc_locate(r, prog->ir, s->field->ir);
             return st;
         }
     }
@@ -324,7 +175,7 @@ static COLD fbe_status v_struct_slow(reader *r, const interp_prog *prog, uint64_
 {
     uint64_t body = 0;
     uint32_t ssize = 0;
-    fbe_status st = chk_struct_slow(r, prog, pos, base, depth, &body, &ssize);
+    fbe_status st = sc_chk_struct(r, prog->type_number, pos, base, depth, &body, &ssize);
     if (st != FBE_OK)
         return st;
     return v_body(r, prog, body, ssize, depth);
@@ -372,7 +223,7 @@ static fbe_status v_elems(reader *r, const interp_node *n, uint64_t elems, uint3
         for (uint32_t i = 0; i < count; i++) {
             uint64_t payload = 0;
             uint32_t len = 0;
-            if ((st = chk_string(r, elems + (uint64_t)i * es, base, &payload, &len)) != FBE_OK)
+            if ((st = sc_chk_string(r, elems + (uint64_t)i * es, base, &payload, &len)) != FBE_OK)
                 return st;
         }
         return FBE_OK;
@@ -423,7 +274,7 @@ INLINE fbe_status v_seq(reader *r, const interp_node *n, uint64_t pos, uint64_t 
     const interp_node *e = n->elem;
     uint64_t elems = 0;
     uint32_t count = 0;
-    fbe_status st = chk_block(r, pos, base, e->std_size, &elems, &count);
+    fbe_status st = sc_chk_block(r, pos, base, e->std_size, &elems, &count);
     if (st != FBE_OK || !count)
         return st;
     if (e->op == OP_STRUCT) { /* v_elems' loop, with v_struct inline */
@@ -456,7 +307,7 @@ INLINE fbe_status v_opt_struct(reader *r, const interp_node *n, uint64_t pos,
                           uint64_t base, unsigned depth)
 {
     uint64_t slot = 0;
-    fbe_status st = chk_optional(r, pos, base, 4, &slot);
+    fbe_status st = sc_chk_optional(r, pos, base, 4, &slot);
     if (st != FBE_OK || !slot)
         return st;
     return v_struct(r, n->prog, slot, slot, depth + 1);
@@ -479,13 +330,13 @@ static fbe_status v_value(reader *r, const interp_node *n, uint64_t pos, uint64_
     case OP_STRING: {
         uint64_t payload = 0;
         uint32_t len = 0;
-        return chk_string(r, pos, base, &payload, &len);
+        return sc_chk_string(r, pos, base, &payload, &len);
     }
     case OP_STRUCT:
         return v_struct(r, n->prog, pos, base, depth + 1);
     case OP_OPTIONAL: {
         uint64_t slot = 0;
-        if ((st = chk_optional(r, pos, base, n->elem->std_size, &slot)) != FBE_OK || !slot)
+        if ((st = sc_chk_optional(r, pos, base, n->elem->std_size, &slot)) != FBE_OK || !slot)
             return st;
         return v_value(r, n->elem, slot, slot, depth);
     }
@@ -505,7 +356,7 @@ static fbe_status v_value(reader *r, const interp_node *n, uint64_t pos, uint64_
     case OP_MAP: {
         uint64_t elems = 0;
         uint32_t count = 0;
-        if ((st = chk_block(r, pos, base, n->key->std_size + n->elem->std_size, &elems,
+        if ((st = sc_chk_block(r, pos, base, n->key->std_size + n->elem->std_size, &elems,
                             &count)) != FBE_OK)
             return st;
         if (!count || (op_is_scalar(n->key->op) && op_is_scalar(n->elem->op)))
@@ -525,7 +376,7 @@ static COLD fbe_status v_fields_partial(reader *r, const interp_prog *prog, uint
     for (; f < end; f++) {
         fbe_status st = v_value(r, &f->node, body + f->std_offset, body, depth);
         if (UNLIKELY(st != FBE_OK)) {
-            locate(r, prog->ir, f->ir);
+            sc_locate(r, prog->ir, f->ir);
             return st;
         }
     }
@@ -544,13 +395,10 @@ static fbe_status v_body(reader *r, const interp_prog *prog, uint64_t body, uint
 #define P_ (body + s->std_offset)
     STEP_BEGIN(V, s)
     STEP_CASE(V, SO_STRING): {
-        uint32_t off = rd32(r->data + P_);
-        if (off) {
-            uint64_t payload = 0;
-            uint32_t len = 0;
-            if (UNLIKELY((st = chk_string_block(r, P_, body + off, &payload, &len)) != FBE_OK))
-                goto failed;
-        }
+        uint64_t payload = 0;
+        uint32_t len = 0;
+        if (UNLIKELY((st = sc_chk_string(r, P_, body, &payload, &len)) != FBE_OK))
+            goto failed;
         STEP_NEXT(V, s);
     }
     STEP_CASE(V, SO_STRUCT):
@@ -581,7 +429,7 @@ static fbe_status v_body(reader *r, const interp_prog *prog, uint64_t body, uint
     STEP_FINISH
 #undef P_
 failed:
-    locate(r, prog->ir, s->field->ir);
+    sc_locate(r, prog->ir, s->field->ir);
     return st;
 }
 
@@ -600,14 +448,14 @@ fbe_status interp_std_verify(const fbe_type *type, const uint8_t *data, size_t s
     }
     const interp_prog *prog = interp_prog_of(type);
     reader r = {.max_depth = depth_limit(type, options ? options->max_depth : 0)};
-    fbe_status st = chk_frame(&r, data, size);
+    fbe_status st = sc_chk_frame(&r, data, size);
     if (st == FBE_OK)
         st = v_struct(&r, prog, 4, 0, 1);
     if (info) {
         if (st == FBE_OK) {
             *info = (fbe_verify_info){.status = FBE_OK};
         } else {
-            locate(&r, prog->ir, NULL);
+            sc_locate(&r, prog->ir, NULL);
             *info = (fbe_verify_info){.status = st,
                                       .offset = (size_t)r.err_pos,
                                       .type = r.err_type,
@@ -685,7 +533,7 @@ static inline fbe_status d_string(reader *r, uint64_t pos, uint64_t base, uint8_
 {
     uint64_t payload = 0;
     uint32_t len = 0;
-    fbe_status st = chk_string(r, pos, base, &payload, &len);
+    fbe_status st = sc_chk_string(r, pos, base, &payload, &len);
     if (UNLIKELY(st != FBE_OK)) {
         memset(host, 0, sizeof(fbe_bytes));
         return st;
@@ -725,7 +573,7 @@ static COLD fbe_status d_struct_slow(reader *r, const interp_prog *prog, uint64_
 {
     uint64_t body = 0;
     uint32_t ssize = 0;
-    fbe_status st = chk_struct_slow(r, prog, pos, base, depth, &body, &ssize);
+    fbe_status st = sc_chk_struct(r, prog->type_number, pos, base, depth, &body, &ssize);
     if (st != FBE_OK) {
         memset(host, 0, prog->host_size);
         return st;
@@ -751,7 +599,7 @@ static fbe_status d_opt_struct(reader *r, const interp_node *n, uint64_t pos, ui
     uint32_t ssize = 0;
     void *p = NULL;
     memcpy(host, &p, sizeof p);
-    fbe_status st = chk_optional(r, pos, base, 4, &slot);
+    fbe_status st = sc_chk_optional(r, pos, base, 4, &slot);
     if (st != FBE_OK || !slot)
         return st;
     const interp_prog *prog = n->prog;
@@ -789,7 +637,7 @@ static fbe_status d_seq(reader *r, const interp_node *n, uint64_t pos, uint64_t 
     const interp_node *e = n->elem;
     uint64_t elems = 0;
     uint32_t count = 0;
-    fbe_status st = chk_block(r, pos, base, e->std_size, &elems, &count);
+    fbe_status st = sc_chk_block(r, pos, base, e->std_size, &elems, &count);
     if (st != FBE_OK || !count)
         return st;
     size_t hs = e->host_size, es = e->std_size;
@@ -847,7 +695,7 @@ static fbe_status d_map(reader *r, const interp_node *n, uint64_t pos, uint64_t 
     uint32_t ks = k->std_size, es = ks + v->std_size;
     uint64_t elems = 0;
     uint32_t count = 0;
-    fbe_status st = chk_block(r, pos, base, es, &elems, &count);
+    fbe_status st = sc_chk_block(r, pos, base, es, &elems, &count);
     if (st != FBE_OK || !count)
         return st;
     size_t hs = n->entry_size, vo = n->entry_value_offset;
@@ -905,7 +753,7 @@ static fbe_status d_value(reader *r, const interp_node *n, uint64_t pos, uint64_
         return d_struct(r, n->prog, pos, base, host, depth + 1);
     case OP_OPTIONAL: {
         uint64_t slot = 0;
-        st = chk_optional(r, pos, base, n->elem->std_size, &slot);
+        st = sc_chk_optional(r, pos, base, n->elem->std_size, &slot);
         if (st != FBE_OK || !slot) {
             memset(host, 0, n->host_size); /* absent: has_value false, value zero */
             return st;
@@ -1044,7 +892,7 @@ fbe_status interp_std_deserialize(const fbe_type *type, const uint8_t *data, siz
                 .arena = options->arena,
                 .memory = &memory,
                 .borrow = (options->flags & FBE_DECODE_BORROW) != 0};
-    fbe_status st = chk_frame(&r, data, size);
+    fbe_status st = sc_chk_frame(&r, data, size);
     if (st != FBE_OK) {
         memset(value, 0, prog->host_size);
         return st;

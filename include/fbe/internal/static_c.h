@@ -1,10 +1,11 @@
 /* The helpers the code `fbec c` writes calls (docs/static.md): wire access, the
  * checks of the standard and final readers in their documented order, arena
  * allocation with its bump path inline, zeroing of the fields a failed read did
- * not reach. They are the interpreter's rules (runtime/interp/std_read.c,
- * final.c) as small inline functions; every number they need is an argument, a
- * constant at each call site, so the compiler folds them into straight-line
- * code.
+ * not reach. The interpreter's readers (runtime/interp/std_read.c, final.c) use
+ * the same reader state and checks (sc_rd, sc_frd, sc_chk_*, sc_fchk_frame,
+ * sc_fv_str, sc_fail/sc_locate, sc_ffail/sc_fnote): one copy of those rules.
+ * Every number they need is an argument, a constant at each call site of
+ * generated code, so the compiler folds them into straight-line code.
  *
  * Internal to fbe-c: installed because generated files include it, and versioned
  * with the runtime like fbe/aot.h (a generated file needs the header of the
