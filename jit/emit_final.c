@@ -72,14 +72,7 @@ typedef struct fin {
 
 static bool is_scalar(const fbe_ir_type *t)
 {
-    switch (t->kind) {
-    case FBE_IR_STRING: case FBE_IR_BYTES: case FBE_IR_STRUCT: case FBE_IR_OPTIONAL:
-    case FBE_IR_ARRAY: case FBE_IR_VECTOR: case FBE_IR_LIST: case FBE_IR_SET:
-    case FBE_IR_MAP: case FBE_IR_HASH:
-        return false;
-    default:
-        return true;
-    }
+    return fbe_ir_kind_is_scalar(t->kind);
 }
 
 /* A scalar whose host bytes are its wire bytes (bool is normalized). */

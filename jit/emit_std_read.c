@@ -105,17 +105,9 @@ static bool is_map(const fbe_ir_type *t)
     return t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH;
 }
 
-/* A single value whose wire bytes are its host bytes (bool is normalised). */
 static bool is_scalar(const fbe_ir_type *t)
 {
-    switch (t->kind) {
-    case FBE_IR_STRING: case FBE_IR_BYTES: case FBE_IR_STRUCT: case FBE_IR_OPTIONAL:
-    case FBE_IR_ARRAY: case FBE_IR_VECTOR: case FBE_IR_LIST: case FBE_IR_SET:
-    case FBE_IR_MAP: case FBE_IR_HASH:
-        return false;
-    default:
-        return true;
-    }
+    return fbe_ir_kind_is_scalar(t->kind);
 }
 
 /* Values whose host bytes are exactly their wire bytes (a block copy). */

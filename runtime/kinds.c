@@ -28,6 +28,18 @@ bool fbe_ir_kind_is_integer(fbe_ir_kind kind)
     }
 }
 
+bool fbe_ir_kind_is_scalar(fbe_ir_kind kind)
+{
+    switch (kind) {
+    case FBE_IR_STRING: case FBE_IR_BYTES: case FBE_IR_STRUCT: case FBE_IR_OPTIONAL:
+    case FBE_IR_ARRAY: case FBE_IR_VECTOR: case FBE_IR_LIST: case FBE_IR_SET:
+    case FBE_IR_MAP: case FBE_IR_HASH:
+        return false;
+    default:
+        return true;
+    }
+}
+
 bool fbe_ir_kind_is_signed(fbe_ir_kind kind)
 {
     return kind == FBE_IR_INT8 || kind == FBE_IR_INT16 || kind == FBE_IR_INT32 ||

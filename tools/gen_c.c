@@ -56,8 +56,7 @@ gc_class gc_class_of(const fbe_ir_type *t)
 
 bool gc_is_scalar(const fbe_ir_type *t)
 {
-    gc_class c = gc_class_of(t);
-    return c == GC_BOOL || c == GC_COPY;
+    return fbe_ir_kind_is_scalar(t->kind);
 }
 
 bool gc_is_plain(const fbe_ir_type *t)

@@ -82,6 +82,10 @@ const char *fbe_ir_kind_name(fbe_ir_kind kind);
 /* Kinds whose value is a plain integer (enums and flags by their base). */
 bool fbe_ir_kind_is_integer(fbe_ir_kind kind);
 bool fbe_ir_kind_is_signed(fbe_ir_kind kind);
+/* Kinds whose value has one fixed size and the same bytes on the host and the
+ * wire (bool normalised to 0/1): all but string, bytes, struct, optional, array
+ * and the collections. Every backend copies them and never checks them. */
+bool fbe_ir_kind_is_scalar(fbe_ir_kind kind);
 
 /* A type as used by a field. Types form a tree: an optional, array or collection
  * points to its element type (and a map/hash to its key type). Identical types may
