@@ -38,11 +38,14 @@ demo: build
 	@echo "== the README account: build/demo examples/proto.fbe =="
 	@$(BUILD)/demo examples/proto.fbe
 
+# quarantine_size_mb=32 (ASan's default is 256): freed memory is reused sooner,
+# which cut the sanitizer suite from 381 s to 335 s (page faults under LLVM's
+# allocations); a use after free is still caught within the last 32 MB freed.
 test: build build-sanitize
 	@echo "== tests =="
 	@ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 	@echo "== tests under AddressSanitizer + UndefinedBehaviorSanitizer =="
-	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:quarantine_size_mb=32 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(BUILD)/sanitize --output-on-failure -j $(JOBS)
 
 # The same suite in a build without LLVM (FBE_WITH_LLVM=OFF): every codec falls

@@ -723,7 +723,7 @@ static size_pair fill_s(const fbe_codec *c, uint8_t *v, unsigned seed, int32_t *
     static const char letters[] = "abcdefghijklmnopqrstuvwxyz";
     size_pair sz = {8 + 20 * 4 + 4 + 4, 0};
     for (int i = 0; i < 20; i++) {
-        char name[8];
+        char name[16]; /* "a%d" of any int: gcc -O1 checks the bound */
         snprintf(name, sizeof name, "a%d", i);
         fbe_string *str = fbe_field_ptr(v, field_of(s->ir, name));
         str->data = (char *)letters;
