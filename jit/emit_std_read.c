@@ -64,8 +64,6 @@ typedef struct rd {
     LLVMValueRef *vpartial, *rpartial; /* per struct: the older-writer paths */
     /* e->older_to_interp: fbe_interp_std_verify_older / _read_older instead */
     LLVMValueRef interp_verify, interp_read;
-    bool hand_older;              /* the next guarded function: older_guard */
-    LLVMBasicBlockRef complete;   /* older_guard's complete-body path */
     LLVMTypeRef interp_verify_t, interp_read_t;
     bool *inl;                    /* per struct: a fast path of its own */
     bool inline_call;             /* the next body call is an entry point's own:
@@ -504,6 +502,11 @@ static void call_body(rd *r, const fbe_ir_struct *T, LLVMValueRef fn, LLVMValueR
 
 enum { BODY_VERIFY, BODY_READ, BODY_READ_ALLOC };
 
+/* The bodies a struct function (or chunk) is defined for: complete ones only;
+ * any length, each field checked against the body's size (older writers); any
+ * length, a shorter one handed to the interpreter at the start (older_guard). */
+typedef enum { BODIES_COMPLETE, BODIES_GUARDED, BODIES_TO_INTERP } bodies;
+
 /* The fields of struct ti's body at `body`, shorter than the schema's (an older
  * writer), read by the codec's interpreter program (program.h): host NULL
  * verifies. */
@@ -529,21 +532,21 @@ static void interp_older(rd *r, size_t ti, LLVMValueRef body, LLVMValueRef depth
 
 static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, LLVMBasicBlockRef fail);
 
-/* The start of a struct function that takes bodies of any length: one shorter
- * than the schema's (an older writer) goes to the interpreter, leaving the
- * builder after that call; r->complete is where the rest of the function reads
- * complete bodies without a check per field. */
-static void older_guard(rd *r, const fbe_ir_struct *st, LLVMValueRef body, LLVMValueRef host,
-                        LLVMBasicBlockRef fail)
+/* The start of a BODIES_TO_INTERP function: a body shorter than the schema's
+ * (an older writer) goes to the interpreter, the builder is left after that
+ * call; returns the block where the function reads complete bodies, with no
+ * check per field. */
+static LLVMBasicBlockRef older_guard(rd *r, const fbe_ir_struct *st, LLVMValueRef body,
+                                     LLVMValueRef host, LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
-    LLVMBasicBlockRef older = jit_block(e, "older");
-    r->complete = jit_block(e, "complete");
+    LLVMBasicBlockRef older = jit_block(e, "older"), complete = jit_block(e, "complete");
     LLVMValueRef short_ = LLVMBuildICmp(e->b, LLVMIntULT, ld32(r, body),
                                         jit_i64(e, st->std_body_size), "");
-    LLVMBuildCondBr(e->b, jit_unlikely(e, short_), older, r->complete);
+    LLVMBuildCondBr(e->b, jit_unlikely(e, short_), older, complete);
     jit_position(e, older);
     interp_older(r, jit_struct_index(e, st), body, r->depth, host, fail);
+    return complete;
 }
 
 /* chk_struct for the reference at pos (frame base `base`) to a body of type T one
@@ -827,13 +830,14 @@ static void verify_inherited(rd *r, const fbe_ir_struct *base, LLVMValueRef fn)
               r->ret_bb);
 }
 
-/* std_verify.S (partial == false): the body is complete; std_verify_older.S: the
- * body is shorter than the schema's (the caller tells them apart). A chunk
- * function (chunked structs) is the same for fields [lo, hi). With `base`
- * (st's root function: shared_base), fields [0, lo) are base's. */
-static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool partial,
+/* std_verify.S (BODIES_COMPLETE, the caller tells complete bodies apart),
+ * std_verify_older.S (BODIES_GUARDED) or one function for bodies of any length.
+ * A chunk function (chunked structs) is the same for fields [lo, hi). With
+ * `base` (st's root function: shared_base), fields [0, lo) are base's. */
+static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodies kind,
                           size_t lo, size_t hi, const fbe_ir_struct *base)
 {
+    bool partial = kind == BODIES_GUARDED;
     jit_emit *e = r->e;
     begin(r, fn, st, true, false);
     LLVMValueRef body = LLVMGetParam(fn, 3);
@@ -855,11 +859,10 @@ static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool 
     ret_ok(r);
     back(r, saved);
 
-    if (partial && r->hand_older) {
-        older_guard(r, st, body, NULL, r->ret_bb);
+    if (kind == BODIES_TO_INTERP) {
+        LLVMBasicBlockRef complete = older_guard(r, st, body, NULL, r->ret_bb);
         LLVMBuildBr(e->b, done);
-        jit_position(e, r->complete);
-        partial = false;
+        jit_position(e, complete);
     }
     if (base_checked)
         verify_inherited(r, base, fn);
@@ -1267,11 +1270,12 @@ static void read_inherited(rd *r, const fbe_ir_struct *base, LLVMValueRef fn,
     on_result(r, LLVMBuildExtractValue(e->b, res, 0, ""), fail);
 }
 
-/* std_read.S (partial == false) and std_read_older.S, like define_verify; a
- * chunk function reads fields [lo, hi). */
-static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool partial,
+/* std_read.S and std_read_older.S, like define_verify; a chunk function reads
+ * fields [lo, hi). */
+static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodies kind,
                         size_t lo, size_t hi, const fbe_ir_struct *base)
 {
+    bool partial = kind == BODIES_GUARDED;
     jit_emit *e = r->e;
     begin(r, fn, st, false, true);
     LLVMValueRef body = LLVMGetParam(fn, 3);
@@ -1290,14 +1294,13 @@ static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool pa
     }
     r->body = body;
     r->room = LLVMBuildSub(e->b, r->size, body, "");
-    if (partial && r->hand_older) {
+    if (kind == BODIES_TO_INTERP) {
         LLVMBasicBlockRef saved, failed = at_block(r, "older.failed", &saved);
         ret_failed(r);
         back(r, saved);
-        older_guard(r, st, body, host, failed);
+        LLVMBasicBlockRef complete = older_guard(r, st, body, host, failed);
         ret_ok(r);
-        jit_position(e, r->complete);
-        partial = false;
+        jit_position(e, complete);
     }
     r->many_refs = many_refs(r, st);
     r->cold = partial && r->inl[jit_struct_index(e, st)];
@@ -1397,7 +1400,7 @@ static bool define_verify_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, 
 {
     jit_emit *e = r->e;
     if (hi - lo <= jit_chunks.fields) {
-        define_verify(r, st, fn, true, lo, hi, base);
+        define_verify(r, st, fn, BODIES_GUARDED, lo, hi, base);
         return true;
     }
     size_t span = jit_chunk_span(lo, hi, jit_chunks.fields), k = (hi - lo + span - 1) / span;
@@ -1443,7 +1446,7 @@ static bool define_read_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, si
 {
     jit_emit *e = r->e;
     if (hi - lo <= jit_chunks.fields)
-        return define_read(r, st, fn, true, lo, hi, base);
+        return define_read(r, st, fn, BODIES_GUARDED, lo, hi, base);
     size_t span = jit_chunk_span(lo, hi, jit_chunks.fields), k = (hi - lo + span - 1) / span;
     LLVMValueRef *fns = calloc(k, sizeof *fns);
     LLVMBasicBlockRef *zero = calloc(k + 1, sizeof *zero);
@@ -1856,12 +1859,12 @@ bool jit_emit_std_read(jit_emit *e)
         const fbe_ir_struct *base = r.inl[i] ? NULL : shared_base(&r, st);
         size_t own = base ? st->own_field_start : 0;
         if (r.inl[i]) {
-            define_verify(&r, st, f->std_verify, false, 0, all, NULL);
-            if (!define_read(&r, st, f->std_read, false, 0, all, NULL))
+            define_verify(&r, st, f->std_verify, BODIES_COMPLETE, 0, all, NULL);
+            if (!define_read(&r, st, f->std_read, BODIES_COMPLETE, 0, all, NULL))
                 goto out;
             if (r.vpartial[i]) {
-                define_verify(&r, st, r.vpartial[i], true, 0, all, NULL);
-                if (!define_read(&r, st, r.rpartial[i], true, 0, all, NULL))
+                define_verify(&r, st, r.vpartial[i], BODIES_GUARDED, 0, all, NULL);
+                if (!define_read(&r, st, r.rpartial[i], BODIES_GUARDED, 0, all, NULL))
                     goto out;
             }
         } else if (chunked(st)) {
@@ -1871,11 +1874,9 @@ bool jit_emit_std_read(jit_emit *e)
         } else {
             /* one function takes complete and shorter bodies: the latter go
              * to the interpreter when in process, else each field is guarded */
-            r.hand_older = r.interp_verify != NULL;
-            define_verify(&r, st, f->std_verify, true, own, all, base);
-            bool read_ok = define_read(&r, st, f->std_read, true, own, all, base);
-            r.hand_older = false;
-            if (!read_ok)
+            bodies any = r.interp_verify ? BODIES_TO_INTERP : BODIES_GUARDED;
+            define_verify(&r, st, f->std_verify, any, own, all, base);
+            if (!define_read(&r, st, f->std_read, any, own, all, base))
                 goto out;
         }
         define_verify_entry(&r, st, f);

@@ -572,7 +572,7 @@ COLD static bool v_fixed_struct_depth(rd *r, const interp_prog *g, const uint8_t
         for (; h < f; h++)
             p += h->node.final_size;
         if (!v_fixed_depth(r, &f->node, p, depth)) {
-            sc_fnote(r, g->ir, (f)->ir);
+            sc_fnote(r, g->ir, f->ir);
             return false;
         }
     }
@@ -638,7 +638,7 @@ COLD static const uint8_t *v_seg_fail(rd *r, const interp_prog *g, const interp_
     }
     sc_ffail(r, FBE_TRUNCATED, p);
     if (s < f)
-        sc_fnote(r, g->ir, (s)->ir);
+        sc_fnote(r, g->ir, s->ir);
     return NULL;
 }
 
@@ -854,7 +854,7 @@ static const uint8_t *v_fields(rd *r, const interp_prog *g, const uint8_t *p, un
     STEP_FINISH
 #undef PRE_
 failed:
-    sc_fnote(r, g->ir, (s->field)->ir);
+    sc_fnote(r, g->ir, s->field->ir);
     return NULL;
 }
 
@@ -1093,7 +1093,7 @@ COLD static const uint8_t *d_fixed_struct_slow(rd *r, const interp_prog *g, cons
         /* a nested fixed struct or array */
         p = d_fixed_slow(r, &f->node, p, d, depth);
         if (UNLIKELY(!p)) {
-            sc_fnote(r, g->ir, (f)->ir);
+            sc_fnote(r, g->ir, f->ir);
             return NULL;
         }
     }
@@ -1213,7 +1213,7 @@ static const uint8_t *d_fixed(rd *r, const interp_node *n, const uint8_t *p,
 COLD static const uint8_t *d_fail_field(rd *r, const interp_prog *g, const interp_field *f,
                                         uint8_t *restrict dst)
 {
-    sc_fnote(r, g->ir, (f)->ir);
+    sc_fnote(r, g->ir, f->ir);
     for (const interp_field *last = g->fields + g->field_count; f < last; f++)
         memset(dst + f->host_offset, 0, f->node.host_size);
     return NULL;

@@ -52,6 +52,15 @@ static inline bool op_is_scalar(uint8_t op)
     return op <= OP_COPY16;
 }
 
+/* A struct reference's checks one by one (sc_chk_struct), kept out of line:
+ * chk_struct is inlined everywhere and takes this path rarely. */
+static COLD fbe_status chk_struct_slow(reader *r, const interp_prog *prog, uint64_t pos,
+                                       uint64_t base, unsigned depth, uint64_t *body,
+                                       uint32_t *ssize)
+{
+    return sc_chk_struct(r, prog->type_number, pos, base, depth, body, ssize);
+}
+
 /* The common case first: a body of the reader's own size and type (its 8
  * header bytes are interp_prog.std_header). When that holds with depth and
  * budget to spare, every check of chk_struct_slow passes and the budget is
@@ -81,7 +90,7 @@ INLINE fbe_status chk_struct(reader *r, const interp_prog *prog, uint64_t pos, u
         *ssize = prog->std_body_size;
         return FBE_OK;
     }
-    return sc_chk_struct(r, prog->type_number, pos, base, depth, body, ssize);
+    return chk_struct_slow(r, prog, pos, base, depth, body, ssize);
 }
 
 /* The fields of a body of `ssize` bytes that are present: those whose inline part
@@ -175,7 +184,7 @@ static COLD fbe_status v_struct_slow(reader *r, const interp_prog *prog, uint64_
 {
     uint64_t body = 0;
     uint32_t ssize = 0;
-    fbe_status st = sc_chk_struct(r, prog->type_number, pos, base, depth, &body, &ssize);
+    fbe_status st = chk_struct_slow(r, prog, pos, base, depth, &body, &ssize);
     if (st != FBE_OK)
         return st;
     return v_body(r, prog, body, ssize, depth);
@@ -573,7 +582,7 @@ static COLD fbe_status d_struct_slow(reader *r, const interp_prog *prog, uint64_
 {
     uint64_t body = 0;
     uint32_t ssize = 0;
-    fbe_status st = sc_chk_struct(r, prog->type_number, pos, base, depth, &body, &ssize);
+    fbe_status st = chk_struct_slow(r, prog, pos, base, depth, &body, &ssize);
     if (st != FBE_OK) {
         memset(host, 0, prog->host_size);
         return st;
