@@ -646,7 +646,10 @@ fbe_codec *fbe_jit_compile(const fbe_schema *schema, const fbe_jit_options *opts
     codec->backend = FBE_BACKEND_JIT;
     pthread_mutex_lock(&s->lock);
     s->stats.return_ms = jit_now_ms() - t0;
-    if (!background && s->stats.ready_ms == 0)
+    /* Native code is usable from the return at the earliest: a background
+     * thread that finished while this one was descheduled (cached objects, a
+     * loaded machine) still reports the return as the time code was ready. */
+    if (s->stats.ready_ms < s->stats.return_ms && (!background || nothing_pending(s)))
         s->stats.ready_ms = s->stats.return_ms;
     pthread_mutex_unlock(&s->lock);
     if (status)

@@ -72,7 +72,7 @@ typedef struct fbe_jit_stats {
     size_t failed;      /* entry points whose unit failed to compile */
     size_t code_bytes;  /* machine code of the installed units (.text) */
     double return_ms;   /* how long fbe_jit_compile took to return */
-    double ready_ms;    /* from the call until nothing was pending; 0 while pending */
+    double ready_ms;    /* call to nothing pending, not before return_ms; 0 while pending */
     fbe_jit_mode mode;
     unsigned threads;   /* compile threads used */
 } fbe_jit_stats;
