@@ -164,20 +164,28 @@ char *fbe_arena_printf(fbe_arena *arena, const char *fmt, ...)
     return p;
 }
 
+/* Keeps the largest chunk of regular size: an arena reset after every message
+ * then settles on one chunk that fits the message, with no allocation per
+ * message. Keeping the first (smallest) chunk instead freed and reallocated the
+ * grown chunks on every cycle, 1 MB at a time once chunk_size had grown. A chunk
+ * bigger than ARENA_MAX_CHUNK exists for one oversized request and is not kept. */
 void fbe_arena_reset(fbe_arena *arena)
 {
     fbe_arena_chunk *keep = NULL;
+    for (fbe_arena_chunk *c = arena->head; c; c = c->next)
+        if (c->size <= ARENA_MAX_CHUNK && (!keep || c->size > keep->size))
+            keep = c;
     fbe_arena_chunk *c = arena->head;
     while (c) {
         fbe_arena_chunk *next = c->next;
-        if (!next) {
-            keep = c;
-        } else {
+        if (c != keep) {
             arena->total -= sizeof(fbe_arena_chunk) + c->size;
             arena->alloc(arena->alloc_ctx, c, 0);
         }
         c = next;
     }
+    if (keep)
+        keep->next = NULL;
     arena->head = keep;
     arena->ptr = keep ? keep->data : NULL;
     arena->end = keep ? keep->data + keep->size : NULL;

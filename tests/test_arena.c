@@ -164,25 +164,27 @@ static void test_reset_reuses_memory(void **state)
     fbe_arena a;
     fbe_arena_init(&a, counting_alloc, &c);
 
-    void *first = fbe_arena_alloc(&a, 64);
-    assert_non_null(first);
+    assert_non_null(fbe_arena_alloc(&a, 64));
     size_t first_total = a.total;
-    /* force several more chunks */
+    /* force several more chunks: 4, 8, 16, 32 and 64 KB */
     for (int i = 0; i < 100; i++)
         assert_non_null(fbe_arena_alloc(&a, 1000));
-    assert_true(c.allocs > 1);
+    assert_int_equal(c.allocs, 5);
     assert_true(a.total > first_total);
+    size_t header = first_total - 4096;
+    assert_int_equal(a.total, 5 * header + 4096 + 8192 + 16384 + 32768 + 65536);
+    char *largest = a.end - 65536; /* the current chunk */
 
     fbe_arena_reset(&a);
-    /* all chunks but the first are gone, and the first is rewound */
+    /* all chunks but the largest (the last, 64 KB) are gone, and it is rewound */
     assert_int_equal(c.allocs - c.frees, 1);
-    assert_int_equal(a.total, first_total);
+    assert_int_equal(a.total, header + 65536);
     assert_int_equal(c.live_bytes, a.total);
     size_t allocs_before = c.allocs;
-    void *again = fbe_arena_alloc(&a, 64);
-    assert_ptr_equal(again, first);
+    void *first = fbe_arena_alloc(&a, 64);
+    assert_ptr_equal(first, largest);
     /* filling the kept chunk needs no new allocation */
-    for (int i = 0; i < 3000 / 64; i++)
+    for (int i = 0; i < 60000 / 48; i++)
         assert_non_null(fbe_arena_alloc(&a, 48));
     assert_int_equal(c.allocs, allocs_before);
 
@@ -203,6 +205,37 @@ static void test_reset_reuses_memory(void **state)
 
     /* an arena is reusable after fbe_arena_free */
     assert_non_null(fbe_arena_alloc(&a, 10));
+    fbe_arena_free(&a);
+    assert_int_equal(c.allocs, c.frees);
+}
+
+/* An arena reset after every message stops allocating once it holds a chunk
+ * that fits the message; a chunk made for one oversized request is not kept. */
+static void test_reset_settles(void **state)
+{
+    (void)state;
+    counting c = {0};
+    fbe_arena a;
+    fbe_arena_init(&a, counting_alloc, &c);
+    size_t allocs_after_first = 0;
+    for (int cycle = 0; cycle < 20; cycle++) {
+        for (int i = 0; i < 400; i++) /* 400 KB a message */
+            assert_non_null(fbe_arena_alloc(&a, 1024));
+        if (cycle == 2)
+            allocs_after_first = c.allocs;
+        fbe_arena_reset(&a);
+        assert_int_equal(c.allocs - c.frees, 1);
+    }
+    assert_int_equal(c.allocs, allocs_after_first);
+    assert_true(a.end - a.ptr >= 400 * 1024);
+
+    /* 3 MB in one piece: a chunk of its own, freed by the reset */
+    size_t kept = a.total;
+    assert_non_null(fbe_arena_alloc(&a, (size_t)3 << 20));
+    assert_true(a.total > kept + ((size_t)3 << 20));
+    fbe_arena_reset(&a);
+    assert_int_equal(a.total, kept);
+    assert_int_equal(c.live_bytes, kept);
     fbe_arena_free(&a);
     assert_int_equal(c.allocs, c.frees);
 }
@@ -367,6 +400,7 @@ int main(void)
         cmocka_unit_test(test_zalloc),
         cmocka_unit_test(test_large_allocations),
         cmocka_unit_test(test_reset_reuses_memory),
+        cmocka_unit_test(test_reset_settles),
         cmocka_unit_test(test_limit),
         cmocka_unit_test(test_allocator_failure),
         cmocka_unit_test(test_custom_allocator_ctx),

@@ -87,7 +87,9 @@ static inline fbe_status fbe_decode_status(fbe_status status, const fbe_decode_b
     return status == FBE_NOMEM && budget->cap == FBE_DECODE_SPENT ? FBE_MEMORY_LIMIT : status;
 }
 
-/* Frees every chunk but the first and rewinds it: memory is reused. */
+/* Frees every chunk but the largest (of at most 1 MB) and rewinds it: memory is
+ * reused, and an arena reset after each message settles on one chunk that fits
+ * it, without allocating per message. */
 void fbe_arena_reset(fbe_arena *arena);
 void fbe_arena_free(fbe_arena *arena);
 
