@@ -201,25 +201,6 @@ static jit_struct_fns *fns_of(jit_emit *e, const fbe_ir_struct *st)
     return &e->fns[jit_struct_index(e, st)];
 }
 
-/* The smallest final encoding (final.c node_min). */
-static uint64_t node_min(jit_emit *e, const fbe_ir_type *t)
-{
-    if (t->final_fixed)
-        return t->final_size;
-    switch (t->kind) {
-    case FBE_IR_STRUCT:
-        return interp_prog_of(&e->codec->types[jit_struct_index(e, t->struct_type)])->final_min;
-    case FBE_IR_ARRAY: {
-        uint64_t m = (uint64_t)t->array_len * node_min(e, t->elem);
-        return m > MIN_CLAMP ? MIN_CLAMP : m;
-    }
-    case FBE_IR_OPTIONAL:
-        return 1;
-    default: /* string, bytes, collections */
-        return 4;
-    }
-}
-
 /* What the count check multiplies a count by (0: elements of no bytes, which the
  * interpreter bounds by the frame size instead; see count_fits in
  * runtime/interp/final.c). */
@@ -1110,7 +1091,8 @@ static void w_collection(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32
     if (pre < 4)
         w_check(w, w_past(w, pos, 4), FBE_TRUNCATED, pos);
     LLVMValueRef count = LLVMBuildZExt(e->b, jit_load_at(e, e->i32, w->data, pos), e->i64, "");
-    uint64_t min = count_min(map ? node_min(e, k) + node_min(e, v) : node_min(e, v));
+    uint64_t min = count_min(map ? fbe_interp_final_min(e->codec, k) + fbe_interp_final_min(e->codec, v)
+                                   : fbe_interp_final_min(e->codec, v));
     LLVMValueRef room = LLVMBuildSub(e->b, w->end, addc(e, pos, 4), "");
     LLVMValueRef too_many = min ? icmp(e, LLVMIntUGT, mulc(e, count, min), room)
                                 : icmp(e, LLVMIntUGT, count, w->end);

@@ -108,14 +108,6 @@ static bool is_scalar(const fbe_ir_type *t)
     return fbe_ir_kind_is_scalar(t->kind);
 }
 
-/* Values whose host bytes are exactly their wire bytes (a block copy). */
-static bool is_plain(const fbe_ir_type *t)
-{
-    if (t->kind == FBE_IR_ARRAY)
-        return is_plain(t->elem) && t->host_size == t->std_inline_size;
-    return is_scalar(t) && t->kind != FBE_IR_BOOL && t->host_size == t->std_inline_size;
-}
-
 /* Whether verify has anything to check for a value of type t. */
 static bool needs_check(const fbe_ir_type *t)
 {
@@ -1198,17 +1190,13 @@ static void d_fields(rd *r, const fbe_ir_struct *st, size_t lo, size_t hi, LLVMV
     for (size_t i = lo; i < hi;) {
         const fbe_ir_field *fd = &st->fields[i];
         r->field = fd;
-        if (is_plain(fd->type)) {
+        size_t j = fbe_ir_plain_run(st->fields, i, hi);
+        if (j > i) {
             /* a run of fields laid out identically on the wire and in the host:
              * one copy when all of it is present */
-            size_t j = i + 1;
-            uint64_t len = fd->type->std_inline_size;
-            while (j < hi && is_plain(st->fields[j].type) &&
-                   st->fields[j].std_offset == fd->std_offset + len &&
-                   st->fields[j].host_offset == fd->host_offset + len) {
-                len += st->fields[j].type->std_inline_size;
-                j++;
-            }
+            uint64_t len = 0;
+            for (size_t k = i; k < j; k++)
+                len += st->fields[k].type->std_inline_size;
             if (ssize) {
                 /* not all of it: field by field up to the first absent one (rare) */
                 LLVMBasicBlockRef all = jit_block(e, "run"), some = jit_block(e, "run.part");

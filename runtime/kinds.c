@@ -40,6 +40,32 @@ bool fbe_ir_kind_is_scalar(fbe_ir_kind kind)
     }
 }
 
+bool fbe_ir_type_is_plain(const fbe_ir_type *t)
+{
+    bool same_size = t->final_fixed && t->host_size == t->std_inline_size &&
+                     t->final_size == t->std_inline_size;
+    if (t->kind == FBE_IR_ARRAY)
+        return same_size && fbe_ir_type_is_plain(t->elem);
+    return same_size && t->kind != FBE_IR_BOOL && fbe_ir_kind_is_scalar(t->kind);
+}
+
+/* Runs stay below 2^32 bytes: the programs keep a run's length in 32 bits. */
+size_t fbe_ir_plain_run(const fbe_ir_field *f, size_t i, size_t hi)
+{
+    if (i >= hi || !fbe_ir_type_is_plain(f[i].type))
+        return i;
+    uint64_t len = f[i].type->std_inline_size;
+    size_t j = i + 1;
+    while (j < hi && fbe_ir_type_is_plain(f[j].type) &&
+           f[j].std_offset == (uint64_t)f[i].std_offset + len &&
+           f[j].host_offset == (uint64_t)f[i].host_offset + len &&
+           len + f[j].type->std_inline_size <= UINT32_MAX) {
+        len += f[j].type->std_inline_size;
+        j++;
+    }
+    return j;
+}
+
 bool fbe_ir_kind_is_signed(fbe_ir_kind kind)
 {
     return kind == FBE_IR_INT8 || kind == FBE_IR_INT16 || kind == FBE_IR_INT32 ||

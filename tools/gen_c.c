@@ -59,13 +59,6 @@ bool gc_is_scalar(const fbe_ir_type *t)
     return fbe_ir_kind_is_scalar(t->kind);
 }
 
-bool gc_is_plain(const fbe_ir_type *t)
-{
-    if (t->kind == FBE_IR_ARRAY)
-        return gc_is_plain(t->elem);
-    return gc_class_of(t) == GC_COPY;
-}
-
 static uint64_t mix(uint64_t x)
 {
     x ^= x >> 31;
@@ -232,31 +225,6 @@ const fbe_ir_struct *gc_first_level(const fbe_ir_type *t)
     while (t->kind == FBE_IR_ARRAY)
         t = t->elem;
     return t->kind == FBE_IR_STRUCT ? t->struct_type : NULL;
-}
-
-#define MIN_CLAMP FBE_MIN_CLAMP
-
-/* final.c node_min: a non-fixed struct's smallest encoding is the interpreter
- * program's final_min (the number its count checks use). */
-uint64_t gc_node_min(const gc *g, const fbe_ir_type *t)
-{
-    if (t->final_fixed)
-        return t->final_size;
-    switch (t->kind) {
-    case FBE_IR_STRUCT: {
-        /* the struct table is the codec's type table (checked) */
-        size_t k = gc_struct_index(g, t->struct_type);
-        return k < g->interp->type_count ? interp_prog_of(&g->interp->types[k])->final_min : 0;
-    }
-    case FBE_IR_ARRAY: {
-        uint64_t m = (uint64_t)t->array_len * gc_node_min(g, t->elem);
-        return m > MIN_CLAMP ? MIN_CLAMP : m;
-    }
-    case FBE_IR_OPTIONAL:
-        return 1;
-    default: /* string, bytes, collections */
-        return 4;
-    }
 }
 
 bool fbe_gen_c(const fbe_schema *schema, unsigned max_depth, FILE *out)

@@ -218,20 +218,6 @@ void gc_emit_final_decls(gc *g)
 
 /* ---- structs ----------------------------------------------------------------------- */
 
-/* Plain fields [i, j): adjacent in the host, host bytes = wire bytes. */
-static size_t plain_run(const fbe_ir_struct *st, size_t i)
-{
-    const fbe_ir_field *f = st->fields;
-    if (!gc_is_plain(f[i].type) || f[i].type->host_size != f[i].type->final_size)
-        return i;
-    size_t j = i + 1;
-    while (j < st->field_count && gc_is_plain(f[j].type) &&
-           f[j].type->host_size == f[j].type->final_size &&
-           f[j].host_offset == f[j - 1].host_offset + f[j - 1].type->host_size)
-        j++;
-    return j;
-}
-
 /* Fixed fields [a, b) of a struct, from wire offset `at` (an expression) into
  * dst, bytes known to be there. */
 static void copy_fields(gc *g, const fbe_ir_struct *st, size_t a, size_t b, const char *at)
@@ -239,9 +225,7 @@ static void copy_fields(gc *g, const fbe_ir_struct *st, size_t a, size_t b, cons
     uint64_t off = 0;
     for (size_t i = a; i < b;) {
         const fbe_ir_field *f = &st->fields[i];
-        size_t j = plain_run(st, i);
-        if (j > b)
-            j = b;
+        size_t j = fbe_ir_plain_run(st->fields, i, b);
         if (j > i) {
             uint64_t len = 0;
             for (size_t x = i; x < j; x++)
@@ -348,7 +332,7 @@ static void struct_write(gc *g, size_t k)
         gc_printf(g, "    w = s%zu_fwrite(h, w); /* the inherited fields */\n", gc_struct_index(g, b));
     for (size_t i = st->own_field_start; i < st->field_count;) {
         const fbe_ir_field *f = &st->fields[i];
-        size_t j = plain_run(st, i);
+        size_t j = fbe_ir_plain_run(st->fields, i, st->field_count);
         if (j > i) {
             uint64_t len = 0;
             for (size_t x = i; x < j; x++)
@@ -802,7 +786,7 @@ static void node_verify(gc *g, size_t n)
                   t->array_len, call);
         break;
     case GC_SEQ:
-        fits_expr(gc_node_min(g, e), fits, sizeof fits);
+        fits_expr(fbe_interp_final_min(g->interp, e), fits, sizeof fits);
         gc_printf(g, "    size_t room = sc_room(r, p);\n"
                      "    if (SC_UNLIKELY(room < 4))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
                      "    uint32_t count = sc_rd32(p);\n"
@@ -818,7 +802,7 @@ static void node_verify(gc *g, size_t n)
         gc_printf(g, "    for (uint32_t i = 0; i < count && p; i++)\n        p = %s;\n    return p;\n", call);
         break;
     case GC_MAP:
-        fits_expr(gc_node_min(g, k) + gc_node_min(g, e), fits, sizeof fits);
+        fits_expr(fbe_interp_final_min(g->interp, k) + fbe_interp_final_min(g->interp, e), fits, sizeof fits);
         gc_printf(g, "    size_t room = sc_room(r, p);\n"
                      "    if (SC_UNLIKELY(room < 4))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
                      "    uint32_t count = sc_rd32(p);\n"
@@ -924,7 +908,7 @@ static void node_read(gc *g, size_t n)
     case GC_MAP: {
         bool map = gc_class_of(t) == GC_MAP;
         uint32_t hs = map ? t->host_entry_size : e->host_size;
-        fits_expr(map ? gc_node_min(g, k) + gc_node_min(g, e) : gc_node_min(g, e), fits, sizeof fits);
+        fits_expr(map ? fbe_interp_final_min(g->interp, k) + fbe_interp_final_min(g->interp, e) : fbe_interp_final_min(g->interp, e), fits, sizeof fits);
         gc_printf(g, "    size_t room = sc_room(r, p);\n    sc_set_view(dst, NULL, 0);\n"
                      "    if (SC_UNLIKELY(room < 4))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
                      "    uint32_t count = sc_rd32(p);\n"

@@ -75,7 +75,6 @@ gc_class gc_class_of(const fbe_ir_type *t);
 bool gc_is_scalar(const fbe_ir_type *t);      /* GC_BOOL or GC_COPY */
 /* A scalar whose host bytes are its wire bytes, or an array of them (no bool):
  * copied with one memcpy in both models. */
-bool gc_is_plain(const fbe_ir_type *t);
 size_t gc_struct_index(const gc *g, const fbe_ir_struct *st);
 /* The base whose code handles st's inherited fields [0, own_field_start), or
  * NULL when st has none: a derived struct emits only its own fields, so a
@@ -90,11 +89,10 @@ size_t gc_node(gc *g, const fbe_ir_type *t);
 void gc_fn(gc *g, const fbe_ir_type *t, char *buf, size_t size);
 
 /* Final model: struct levels a final_fixed value spans (its own included; 0
- * for scalars), a struct's fixed_depth, the smallest
- * encoding of a value (final.c node_min) and the struct its first level is. */
+ * for scalars), a struct's fixed_depth and the struct its first level is. The
+ * smallest encoding of a value is the programs' (fbe_interp_final_min). */
 uint32_t gc_height(const fbe_ir_type *t);
 uint32_t gc_struct_height(const fbe_ir_struct *st);
-uint64_t gc_node_min(const gc *g, const fbe_ir_type *t);
 const fbe_ir_struct *gc_first_level(const fbe_ir_type *t);
 
 /* The generated file, part by part. */

@@ -169,28 +169,12 @@ void gc_emit_std_decls(gc *g)
 
 /* ---- structs ----------------------------------------------------------------------- */
 
-/* Fields [i, j) are one run of plain scalars: adjacent on the wire and in the
- * host, host bytes = wire bytes. Returns j. */
-static size_t plain_run(const fbe_ir_struct *st, size_t i)
-{
-    const fbe_ir_field *f = st->fields;
-    if (!gc_is_plain(f[i].type) || f[i].type->host_size != f[i].type->std_inline_size)
-        return i;
-    size_t j = i + 1;
-    while (j < st->field_count && gc_is_plain(f[j].type) &&
-           f[j].type->host_size == f[j].type->std_inline_size &&
-           f[j].std_offset == f[j - 1].std_offset + f[j - 1].type->std_inline_size &&
-           f[j].host_offset == f[j - 1].host_offset + f[j - 1].type->host_size)
-        j++;
-    return j;
-}
-
 /* The plain run starting at field i, if any, as one memcpy between the body
  * (at `body`) and the host value (at h), wire to host when reading. Returns
  * the end of the run: i when there is none. */
 static size_t emit_plain_run(gc *g, const fbe_ir_struct *st, size_t i, bool read)
 {
-    size_t j = plain_run(st, i);
+    size_t j = fbe_ir_plain_run(st->fields, i, st->field_count);
     if (j == i)
         return i;
     const fbe_ir_field *f = &st->fields[i], *l = &st->fields[j - 1];

@@ -87,6 +87,16 @@ bool fbe_ir_kind_is_signed(fbe_ir_kind kind);
  * and the collections. Every backend copies them and never checks them. */
 bool fbe_ir_kind_is_scalar(fbe_ir_kind kind);
 
+/* "Plain" values: their host bytes are their wire bytes in both models and any
+ * bytes are a valid value (scalars but bool, arrays of them). Every backend
+ * copies a run of plain fields as one block; these two decide what is plain and
+ * where a run ends, for all of them. */
+bool fbe_ir_type_is_plain(const fbe_ir_type *t);
+/* The end of the run of plain fields [i, end) of a struct's `fields` starting at
+ * field i, with end <= hi: each field next to the one before it on the wire and
+ * in the host. i when field i is not plain. */
+size_t fbe_ir_plain_run(const fbe_ir_field *fields, size_t i, size_t hi);
+
 /* A type as used by a field. Types form a tree: an optional, array or collection
  * points to its element type (and a map/hash to its key type). Identical types may
  * or may not share a node; compare structurally, never by pointer. */

@@ -289,8 +289,7 @@ static void derive_node(lowering *L, interp_node *n)
     case OP_COPY4:
     case OP_COPY8:
     case OP_COPY16:
-        n->plain = n->op != OP_BOOL && n->final_fixed && n->host_size == n->std_size &&
-                   n->final_size == n->std_size;
+        n->plain = fbe_ir_type_is_plain(n->ir);
         n->std_const = true;
         n->std_extra = 0;
         n->final_depth = 0;
@@ -310,8 +309,7 @@ static void derive_node(lowering *L, interp_node *n)
         return;
     }
     case OP_ARRAY: {
-        n->plain = elem->plain && n->final_fixed && n->host_size == n->std_size &&
-                   n->final_size == n->std_size;
+        n->plain = fbe_ir_type_is_plain(n->ir);
         n->std_const = elem->std_const;
         n->std_extra = elem->std_const && n->count
                            ? (elem->std_extra >= CONST_CAP / n->count
@@ -411,16 +409,12 @@ static size_t build_steps(const interp_prog *p, int list, size_t from, uint64_t 
         case LIST_STD:
         case LIST_FINAL:
             if (nd->plain) {
-                /* a run: adjacent on the wire and in the host */
-                const interp_field *g = f;
+                size_t at = (size_t)(f - p->fields);
+                const interp_field *g =
+                    p->fields + fbe_ir_plain_run(p->fields[0].ir, at, p->field_count);
                 uint64_t len = 0;
-                while (g < end && g->node.plain &&
-                       g->std_offset == (uint64_t)f->std_offset + len &&
-                       g->host_offset == (uint64_t)f->host_offset + len &&
-                       len + g->node.std_size <= UINT32_MAX) {
-                    len += g->node.std_size;
-                    g++;
-                }
+                for (const interp_field *k = f; k < g; k++)
+                    len += k->node.std_size;
                 if (len) {
                     out[n] = step_of(f, copy_op((uint32_t)len), 0);
                     out[n++].len = (uint32_t)len;
@@ -874,4 +868,24 @@ fbe_codec *fbe_interp_create_image(const fbe_aot_image *image, const fbe_codec_o
     if (options && options->max_depth)
         o.max_depth = options->max_depth;
     return fbe_interp_create_ir(image->packages, image->package_count, &o, status);
+}
+
+uint64_t fbe_interp_final_min(const fbe_codec *codec, const fbe_ir_type *t)
+{
+    if (t->final_fixed)
+        return t->final_size;
+    switch (t->kind) {
+    case FBE_IR_STRUCT: {
+        size_t i = fbe_codec_index_of(codec, t->struct_type);
+        return i < codec->type_count ? interp_prog_of(&codec->types[i])->final_min : 0;
+    }
+    case FBE_IR_ARRAY: {
+        uint64_t m = (uint64_t)t->array_len * fbe_interp_final_min(codec, t->elem);
+        return m > MIN_CAP ? MIN_CAP : m;
+    }
+    case FBE_IR_OPTIONAL:
+        return 1;
+    default: /* string, bytes, collections */
+        return 4;
+    }
 }

@@ -351,6 +351,12 @@ static inline void copy_small(uint8_t *dst, const uint8_t *src, size_t n)
     memcpy(dst, src, len);                               \
     AFTER(len)
 
+/* The smallest final encoding of a value of type t, clamped at FBE_MIN_CLAMP:
+ * what a count check multiplies a count by. From the programs of `codec` (a
+ * struct's final_min), for the JIT and fbec c; the interpreter's nodes hold the
+ * same number (interp_node.min_size). */
+uint64_t fbe_interp_final_min(const fbe_codec *codec, const fbe_ir_type *t);
+
 /* Entry points (std_write.c, std_read.c, final.c). */
 size_t interp_std_size(const fbe_type *type, const void *value);
 fbe_status interp_std_serialize(const fbe_type *type, const void *value, fbe_buffer *out);
