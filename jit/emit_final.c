@@ -107,31 +107,10 @@ static uint32_t header_size(const fbe_ir_type *t)
     }
 }
 
-static uint32_t struct_height(const fbe_ir_struct *st);
-
-/* Struct levels inside a final_fixed value, the value's own included: the
- * interpreter's v_fixed_depth checks the first element of an array only. */
-static uint32_t height(const fbe_ir_type *t)
+/* Struct levels a fixed struct spans, its own included (the program's). */
+static uint32_t fixed_depth(jit_emit *e, const fbe_ir_struct *st)
 {
-    switch (t->kind) {
-    case FBE_IR_STRUCT:
-        return 1 + struct_height(t->struct_type);
-    case FBE_IR_ARRAY:
-        return height(t->elem);
-    default:
-        return 0;
-    }
-}
-
-static uint32_t struct_height(const fbe_ir_struct *st)
-{
-    uint32_t h = 0;
-    for (size_t i = 0; i < st->field_count; i++) {
-        uint32_t fh = height(st->fields[i].type);
-        if (fh > h)
-            h = fh;
-    }
-    return h;
+    return interp_prog_of(&e->codec->types[jit_struct_index(e, st)])->fixed_depth;
 }
 
 /* The most struct levels a frame of S can hold, S's own included (what the
@@ -776,7 +755,7 @@ static void define_depth(fin *F, const fbe_ir_struct *st, LLVMValueRef fn)
     }
     for (size_t i = lo; i < st->field_count; i++) {
         const fbe_ir_field *fd = &st->fields[i];
-        uint32_t h = height(fd->type);
+        uint32_t h = fbe_interp_fixed_height(e->codec, fd->type);
         if (h > 0) {
             LLVMValueRef at = addc(e, pos, off);
             LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntSLT, left, jit_i64(e, h)), "deep");
@@ -884,7 +863,7 @@ static void w_propagate(walk *w, LLVMValueRef r)
 static void w_fixed_depth(walk *w, const fbe_ir_type *t, LLVMValueRef at)
 {
     jit_emit *e = w->e;
-    uint32_t h = height(t);
+    uint32_t h = fbe_interp_fixed_height(e->codec, t);
     if (h == 0)
         return;
     LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntSLT, w->left, jit_i64(e, h)), "deep");
@@ -1113,7 +1092,8 @@ static void w_collection(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32
         /* the count check covered the bytes; every element has the same shape,
          * the first one's depth check suffices */
         uint32_t ks = map ? k->final_size : 0;
-        uint32_t hk = map ? height(k) : 0, hv = height(v);
+        uint32_t hk = map ? fbe_interp_fixed_height(e->codec, k) : 0;
+        uint32_t hv = fbe_interp_fixed_height(e->codec, v);
         if (hk || hv) {
             jit_if c;
             bool guard = w->mode == M_VERIFY; /* read: count > 0 here */
@@ -1595,7 +1575,7 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
     if (st->final_fixed) {
         frame_fail_at(F, &ff, icmp(e, LLVMIntUGT, jit_i64(e, 8 + (uint64_t)st->final_size), end),
                       FBE_TRUNCATED, 8);
-        uint32_t h = struct_height(st);
+        uint32_t h = fixed_depth(e, st) - 1;
         if (h > 0) { /* a nested level may be too deep for this call's limit */
             LLVMValueRef deep = icmp(e, LLVMIntSLT, left, jit_i64(e, h));
             if (codec_max >= 1 + h) /* never with the codec's limit */
@@ -1678,7 +1658,7 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
     if (st->final_fixed) {
         frame_fail_at(F, &ff, icmp(e, LLVMIntUGT, jit_i64(e, 8 + (uint64_t)st->final_size), end),
                       FBE_TRUNCATED, 8);
-        uint32_t h = 1 + struct_height(st);
+        uint32_t h = fixed_depth(e, st);
         if (h > 1) /* nothing to salvage: zeroed (final.c) */
             frame_fail_at(F, &ff, icmp(e, LLVMIntSLT, left, jit_i64(e, h - 1)), FBE_TOO_DEEP, 8);
         LLVMValueRef args[] = {jit_gep_c(e, data, 8), value};

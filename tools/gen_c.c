@@ -197,27 +197,14 @@ static void register_type(gc *g, const fbe_ir_type *t)
         gc_node(g, t);
 }
 
-uint32_t gc_height(const fbe_ir_type *t)
+uint32_t gc_height(const gc *g, const fbe_ir_type *t)
 {
-    switch (t->kind) {
-    case FBE_IR_STRUCT:
-        return 1 + gc_struct_height(t->struct_type);
-    case FBE_IR_ARRAY:
-        return gc_height(t->elem);
-    default:
-        return 0;
-    }
+    return fbe_interp_fixed_height(g->interp, t);
 }
 
-uint32_t gc_struct_height(const fbe_ir_struct *st)
+uint32_t gc_fixed_depth(const gc *g, const fbe_ir_struct *st)
 {
-    uint32_t h = 0;
-    for (size_t i = 0; i < st->field_count; i++) {
-        uint32_t fh = gc_height(st->fields[i].type);
-        if (fh > h)
-            h = fh;
-    }
-    return h;
+    return interp_prog_of(&g->interp->types[gc_struct_index(g, st)])->fixed_depth;
 }
 
 const fbe_ir_struct *gc_first_level(const fbe_ir_type *t)

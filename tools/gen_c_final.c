@@ -35,9 +35,9 @@
 #define MIN_CLAMP FBE_MIN_CLAMP
 
 /* Fixed and only its bounds can fail (scalars, arrays of them). */
-static bool skip(const fbe_ir_type *t)
+static bool skip(const gc *g, const fbe_ir_type *t)
 {
-    return t->final_fixed && gc_height(t) == 0;
+    return t->final_fixed && gc_height(g, t) == 0;
 }
 
 /* Bytes of one entry of a map whose key and value are both final_fixed. */
@@ -88,7 +88,7 @@ static void verify_expr(gc *g, const fbe_ir_type *t, const char *p, const char *
                         size_t size)
 {
     char f[32];
-    if (skip(t)) {
+    if (skip(g, t)) {
         snprintf(buf, size, "sc_fv_fixed(r, %s, %" PRIu32 ")", p, t->final_size);
         return;
     }
@@ -153,7 +153,7 @@ static void copy_value(gc *g, const char *ind, const fbe_ir_type *t, const char 
 static bool depth_check(gc *g, const fbe_ir_type *t, const char *p, const char *depth, char *buf,
                         size_t size)
 {
-    uint32_t ht = gc_height(t);
+    uint32_t ht = gc_height(g, t);
     if (!ht)
         return false;
     snprintf(buf, size,
@@ -352,26 +352,18 @@ static void struct_write(gc *g, size_t k)
     gc_printf(g, "    return w;\n}\n\n");
 }
 
-static bool any_height(const fbe_ir_struct *st)
-{
-    for (size_t i = 0; i < st->field_count; i++)
-        if (gc_height(st->fields[i].type))
-            return true;
-    return false;
-}
-
 /* The depth walk of a fixed struct's own fields at p (reported against rt,
  * field array rf), after the inherited ones. */
 static void fvdepth_fields(gc *g, const fbe_ir_struct *st, const char *rt, const char *rf)
 {
     const fbe_ir_struct *b = gc_shared_base(st);
-    if (b && any_height(b))
+    if (b && gc_fixed_depth(g, b) > 1) /* a struct level below the base's own */
         gc_printf(g, "    if (!s%zu_fvdepthf(r, p, depth, %s))\n        return false;\n",
                   gc_struct_index(g, b), rt);
     uint64_t off = b ? b->final_size : 0;
     for (size_t i = st->own_field_start; i < st->field_count; i++) {
         const fbe_ir_type *t = st->fields[i].type;
-        if (gc_height(t))
+        if (gc_height(g, t))
             gc_printf(g,
                       "    if (!s%zu_fvdepth(r, p + %" PRIu64 ", depth + 1)) {\n"
                       "        sc_fnote(r, %s, &%s[%zu]);\n        return false;\n    }\n",
@@ -383,7 +375,7 @@ static void fvdepth_fields(gc *g, const fbe_ir_struct *st, const char *rt, const
 static void struct_fixed(gc *g, size_t k)
 {
     const fbe_ir_struct *st = g->structs[k], *b = gc_shared_base(st);
-    uint32_t fixed_depth = 1 + gc_struct_height(st);
+    uint32_t fixed_depth = gc_fixed_depth(g, st);
     gc_printf(g,
               "/* %s (fixed, %" PRIu32 " bytes, %" PRIu32 " struct levels) */\n"
               "static const uint8_t *s%zu_fv(sc_frd *r, const uint8_t *p, unsigned depth)\n{\n"
@@ -454,7 +446,7 @@ static void verify_fields(gc *g, size_t k, const char *rt, const char *rf)
                   gc_struct_index(g, b), rt);
     bool sizes = false;
     for (size_t i = own; i < st->field_count && !sizes; i++)
-        sizes = skip(st->fields[i].type);
+        sizes = skip(g, st->fields[i].type);
     if (sizes) { /* the own fields' final sizes: sizes[i - own] is field i's */
         gc_printf(g, "    static const uint32_t sizes[%zu] = {", st->field_count - own);
         for (size_t i = own; i < st->field_count; i++)
@@ -469,10 +461,10 @@ static void verify_fields(gc *g, size_t k, const char *rt, const char *rf)
     for (size_t i = own; i < st->field_count;) {
         const fbe_ir_field *f = &st->fields[i];
         const fbe_ir_type *t = f->type;
-        if (skip(t)) {
+        if (skip(g, t)) {
             size_t j = i;
             uint64_t run = 0;
-            while (j < st->field_count && skip(st->fields[j].type))
+            while (j < st->field_count && skip(g, st->fields[j].type))
                 run += st->fields[j++].type->final_size;
             if (run)
                 gc_printf(g,
@@ -552,12 +544,12 @@ static void struct_read(gc *g, size_t k)
                   k, k);
     /* the run tables of the cold path */
     for (size_t i = own; i < n;) {
-        if (!skip(st->fields[i].type)) {
+        if (!skip(g, st->fields[i].type)) {
             i++;
             continue;
         }
         size_t j = i;
-        while (j < n && skip(st->fields[j].type))
+        while (j < n && skip(g, st->fields[j].type))
             j++;
         gc_printf(g, "static const sc_fixed s%zu_run%zu[%zu] = {", k, i, j - i);
         for (size_t x = i; x < j; x++) {
@@ -588,10 +580,10 @@ static void struct_read(gc *g, size_t k)
     for (size_t i = own; i < n;) {
         const fbe_ir_field *f = &st->fields[i];
         const fbe_ir_type *t = f->type;
-        if (skip(t)) {
+        if (skip(g, t)) {
             size_t j = i;
             uint64_t run = 0;
-            while (j < n && skip(st->fields[j].type))
+            while (j < n && skip(g, st->fields[j].type))
                 run += st->fields[j++].type->final_size;
             if (run) {
                 gc_printf(g,
@@ -617,7 +609,7 @@ static void struct_read(gc *g, size_t k)
                       "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth)) {\n"
                       "        sc_ffail(r, FBE_TOO_DEEP, p);\n"
                       "        sc_zero_fields(dst, s%zu_zero, %zu, %zu);\n        return NULL;\n    }\n",
-                      t->final_size, k, i - own, nown, gc_height(t), k, i - own, nown);
+                      t->final_size, k, i - own, nown, gc_height(g, t), k, i - own, nown);
             copy_value(g, "    ", t, "p", dst);
             gc_printf(g, "    p += %" PRIu32 ";\n", t->final_size);
         } else {
@@ -841,9 +833,9 @@ static void fixed_elems(gc *g, const fbe_ir_type *e, const char *ind)
                   ind, e->final_size, ind, e->final_size);
         return;
     }
-    if (gc_height(e))
+    if (gc_height(g, e))
         gc_printf(g, "%sif (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
-                     "%s    return sc_ffail(r, FBE_TOO_DEEP, p);\n", ind, gc_height(e), ind);
+                     "%s    return sc_ffail(r, FBE_TOO_DEEP, p);\n", ind, gc_height(g, e), ind);
     gc_printf(g, "%sfor (uint32_t i = 0; i < count; i++, p += %" PRIu32 ")\n", ind, e->final_size);
     char ind2[32];
     snprintf(ind2, sizeof ind2, "%s    ", ind);
@@ -859,9 +851,9 @@ static void node_read(gc *g, size_t n)
     if (t->final_fixed) { /* an array made only of fixed parts */
         gc_printf(g, "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 ")))\n"
                      "        return sc_ffail(r, FBE_TRUNCATED, p);\n", t->final_size);
-        if (gc_height(t))
+        if (gc_height(g, t))
             gc_printf(g, "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
-                         "        return sc_ffail(r, FBE_TOO_DEEP, p);\n", gc_height(t));
+                         "        return sc_ffail(r, FBE_TOO_DEEP, p);\n", gc_height(g, t));
         gc_printf(g, "    t%zu_fcopy(p, dst);\n    return p + %" PRIu32 ";\n}\n\n", n, t->final_size);
         return;
     }
@@ -892,7 +884,7 @@ static void node_read(gc *g, size_t n)
             gc_printf(g, "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
                          "        return sc_ffail(r, FBE_TOO_DEEP, p);\n"
                          "    s%zu_fcopy(p, m);\n    sc_set_ptr(dst, m);\n    return p + %" PRIu32 ";\n",
-                      1 + gc_struct_height(st), sk, st->final_size);
+                      gc_fixed_depth(g, st), sk, st->final_size);
         else
             gc_printf(g, "    const uint8_t *q = s%zu_fdfields(r, p, m, depth + 1);\n"
                          "    if (q)\n        sc_set_ptr(dst, m);\n    return q;\n", sk);
@@ -922,13 +914,13 @@ static void node_read(gc *g, size_t n)
             fixed_elems(g, e, "    ");
         } else if (map && k->final_fixed && e->final_fixed) {
             /* the first entry's key, then its value, fail the depth check or none does */
-            if (gc_height(k))
+            if (gc_height(g, k))
                 gc_printf(g, "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
-                             "        return sc_ffail(r, FBE_TOO_DEEP, p);\n", gc_height(k));
-            if (gc_height(e))
+                             "        return sc_ffail(r, FBE_TOO_DEEP, p);\n", gc_height(g, k));
+            if (gc_height(g, e))
                 gc_printf(g, "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
                              "        return sc_ffail(r, FBE_TOO_DEEP, p + %" PRIu32 ");\n",
-                          gc_height(e), k->final_size);
+                          gc_height(g, e), k->final_size);
             gc_printf(g, "    for (uint32_t i = 0; i < count; i++) {\n"
                          "        uint8_t *entry = m + (size_t)i * %" PRIu32 ";\n", hs);
             copy_value(g, "        ", k, "p", "entry");

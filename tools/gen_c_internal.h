@@ -88,11 +88,12 @@ size_t gc_node(gc *g, const fbe_ir_type *t);
  * for a node. */
 void gc_fn(gc *g, const fbe_ir_type *t, char *buf, size_t size);
 
-/* Final model: struct levels a final_fixed value spans (its own included; 0
- * for scalars), a struct's fixed_depth and the struct its first level is. The
- * smallest encoding of a value is the programs' (fbe_interp_final_min). */
-uint32_t gc_height(const fbe_ir_type *t);
-uint32_t gc_struct_height(const fbe_ir_struct *st);
+/* Final model, the programs' numbers: struct levels a final_fixed value spans
+ * (its own included; 0 for scalars), a fixed struct's (fixed_depth); and the
+ * struct a value's first level is. The smallest encoding of a value is
+ * fbe_interp_final_min. */
+uint32_t gc_height(const gc *g, const fbe_ir_type *t);
+uint32_t gc_fixed_depth(const gc *g, const fbe_ir_struct *st);
 const fbe_ir_struct *gc_first_level(const fbe_ir_type *t);
 
 /* The generated file, part by part. */

@@ -889,3 +889,17 @@ uint64_t fbe_interp_final_min(const fbe_codec *codec, const fbe_ir_type *t)
         return 4;
     }
 }
+
+uint32_t fbe_interp_fixed_height(const fbe_codec *codec, const fbe_ir_type *t)
+{
+    switch (t->kind) {
+    case FBE_IR_STRUCT: {
+        size_t i = fbe_codec_index_of(codec, t->struct_type);
+        return i < codec->type_count ? interp_prog_of(&codec->types[i])->fixed_depth : 0;
+    }
+    case FBE_IR_ARRAY:
+        return t->array_len ? fbe_interp_fixed_height(codec, t->elem) : 0;
+    default:
+        return 0;
+    }
+}

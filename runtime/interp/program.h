@@ -357,6 +357,12 @@ static inline void copy_small(uint8_t *dst, const uint8_t *src, size_t n)
  * same number (interp_node.min_size). */
 uint64_t fbe_interp_final_min(const fbe_codec *codec, const fbe_ir_type *t);
 
+/* Struct levels a final_fixed value of type t spans, its own included (0 for
+ * scalars and arrays of them): what a depth check compares with the levels
+ * left. The programs' number (interp_node.final_depth, interp_prog.fixed_depth)
+ * for the JIT and fbec c. */
+uint32_t fbe_interp_fixed_height(const fbe_codec *codec, const fbe_ir_type *t);
+
 /* Entry points (std_write.c, std_read.c, final.c). */
 size_t interp_std_size(const fbe_type *type, const void *value);
 fbe_status interp_std_serialize(const fbe_type *type, const void *value, fbe_buffer *out);
