@@ -171,6 +171,13 @@ char *fbe_arena_printf(fbe_arena *arena, const char *fmt, ...)
  * bigger than ARENA_MAX_CHUNK exists for one oversized request and is not kept. */
 void fbe_arena_reset(fbe_arena *arena)
 {
+    fbe_arena_chunk *head = arena->head;
+    if (head && !head->next && head->size <= ARENA_MAX_CHUNK) {
+        /* the settled case (one chunk fits the message): rewind only */
+        arena->ptr = head->data;
+        arena->end = head->data + head->size;
+        return;
+    }
     fbe_arena_chunk *keep = NULL;
     for (fbe_arena_chunk *c = arena->head; c; c = c->next)
         if (c->size <= ARENA_MAX_CHUNK && (!keep || c->size > keep->size))
