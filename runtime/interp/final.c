@@ -974,26 +974,7 @@ static const uint8_t *d_fixed_slow(rd *r, const interp_node *n, const uint8_t *p
 /* A scalar whose bytes are known to be there. */
 INLINE const uint8_t *d_scalar(const interp_node *n, const uint8_t *p, uint8_t *restrict dst)
 {
-    switch ((interp_op)n->op) {
-    case OP_BOOL:
-        *(bool *)dst = *p != 0;
-        return p + 1;
-    case OP_COPY1:
-        *dst = *p;
-        return p + 1;
-    case OP_COPY2:
-        memcpy(dst, p, 2);
-        return p + 2;
-    case OP_COPY4:
-        memcpy(dst, p, 4);
-        return p + 4;
-    case OP_COPY8:
-        memcpy(dst, p, 8);
-        return p + 8;
-    default: /* OP_COPY16 */
-        memcpy(dst, p, 16);
-        return p + 16;
-    }
+    return p + scalar_move(n->op, dst, p);
 }
 
 INLINE const uint8_t *d_struct(rd *r, const interp_prog *g, const uint8_t *p,

@@ -283,12 +283,7 @@ static void derive_node(lowering *L, interp_node *n)
     if (key)
         derive_node(L, key);
     switch ((interp_op)n->op) {
-    case OP_BOOL:
-    case OP_COPY1:
-    case OP_COPY2:
-    case OP_COPY4:
-    case OP_COPY8:
-    case OP_COPY16:
+    CASE_SCALAR_OPS:
         n->plain = fbe_ir_type_is_plain(n->ir);
         n->std_const = true;
         n->std_extra = 0;

@@ -11,6 +11,7 @@
 
 #include "fbe/codec.h"
 #include "../codec_impl.h"
+#include "../port.h"
 
 /* The size rules' constants (FBE_SIZE_CAP, FBE_FINAL_SAT, FBE_MIN_CLAMP),
  * defined once for every backend: the interpreter, the JIT and the code fbec c
@@ -271,6 +272,41 @@ static inline void wr32(uint8_t *p, uint32_t v)
 static inline void wr64(uint8_t *p, uint64_t v)
 {
     memcpy(p, &v, 8);
+}
+
+/* The scalar ops as case labels: values every loop copies and never checks. */
+#define CASE_SCALAR_OPS                                                              \
+    case OP_BOOL:                                                                    \
+    case OP_COPY1:                                                                   \
+    case OP_COPY2:                                                                   \
+    case OP_COPY4:                                                                   \
+    case OP_COPY8:                                                                   \
+    case OP_COPY16
+
+/* Moves one scalar of op `op` between host and wire, either way: the bytes are
+ * the same but bool's, normalised to 0/1. Returns its width. */
+INLINE size_t scalar_move(uint8_t op, uint8_t *restrict dst, const uint8_t *restrict src)
+{
+    switch ((interp_op)op) {
+    case OP_BOOL:
+        *dst = *src != 0;
+        return 1;
+    case OP_COPY1:
+        *dst = *src;
+        return 1;
+    case OP_COPY2:
+        memcpy(dst, src, 2);
+        return 2;
+    case OP_COPY4:
+        memcpy(dst, src, 4);
+        return 4;
+    case OP_COPY8:
+        memcpy(dst, src, 8);
+        return 8;
+    default: /* OP_COPY16 */
+        memcpy(dst, src, 16);
+        return 16;
+    }
 }
 
 /* Two overlapping moves of W bytes cover any n in [W, 2W]. */

@@ -221,12 +221,7 @@ static fbe_status v_elems(reader *r, const interp_node *n, uint64_t elems, uint3
     const interp_node *e = n->elem;
     uint32_t es = e->std_size;
     switch ((interp_op)e->op) {
-    case OP_BOOL:
-    case OP_COPY1:
-    case OP_COPY2:
-    case OP_COPY4:
-    case OP_COPY8:
-    case OP_COPY16:
+    CASE_SCALAR_OPS:
         return FBE_OK;
     case OP_STRING:
         for (uint32_t i = 0; i < count; i++) {
@@ -329,12 +324,7 @@ static fbe_status v_value(reader *r, const interp_node *n, uint64_t pos, uint64_
 {
     fbe_status st;
     switch ((interp_op)n->op) {
-    case OP_BOOL:
-    case OP_COPY1:
-    case OP_COPY2:
-    case OP_COPY4:
-    case OP_COPY8:
-    case OP_COPY16:
+    CASE_SCALAR_OPS:
         return FBE_OK;
     case OP_STRING: {
         uint64_t payload = 0;
@@ -550,19 +540,6 @@ static inline fbe_status d_string(reader *r, uint64_t pos, uint64_t base, uint8_
     return d_string_payload(r, payload, len, host);
 }
 
-/* Scalars: host and wire bytes are identical except bool, which is normalised. */
-static inline void d_scalar(uint8_t op, const uint8_t *src, uint8_t *host)
-{
-    switch ((interp_op)op) {
-    case OP_BOOL: *host = *src != 0; break;
-    case OP_COPY1: *host = *src; break;
-    case OP_COPY2: memcpy(host, src, 2); break;
-    case OP_COPY4: memcpy(host, src, 4); break;
-    case OP_COPY8: memcpy(host, src, 8); break;
-    default: memcpy(host, src, 16); break;
-    }
-}
-
 /* count scalar elements of type e (wire stride e->std_size, host stride e->host_size). */
 static inline void d_scalars(const interp_node *e, const uint8_t *src, uint8_t *host,
                              size_t count)
@@ -573,7 +550,7 @@ static inline void d_scalars(const interp_node *e, const uint8_t *src, uint8_t *
         return;
     }
     for (size_t i = 0; i < count; i++)
-        d_scalar(e->op, src + i * es, host + i * hs);
+        scalar_move(e->op, host + i * hs, src + i * es);
 }
 
 /* d_struct when the header is not the common one. */
@@ -662,12 +639,7 @@ static fbe_status d_seq(reader *r, const interp_node *n, uint64_t pos, uint64_t 
     seq->data = arr;
     uint32_t i = 0;
     switch ((interp_op)op) {
-    case OP_BOOL:
-    case OP_COPY1:
-    case OP_COPY2:
-    case OP_COPY4:
-    case OP_COPY8:
-    case OP_COPY16:
+    CASE_SCALAR_OPS:
         d_scalars(e, r->data + elems, arr, count);
         break;
     case OP_STRING:
@@ -721,8 +693,8 @@ static fbe_status d_map(reader *r, const interp_node *n, uint64_t pos, uint64_t 
         uint64_t p = elems + (uint64_t)i * es;
         uint8_t *entry = arr + (size_t)i * hs;
         if (scalar) {
-            d_scalar(k->op, r->data + p, entry);
-            d_scalar(v->op, r->data + p + ks, entry + vo);
+            scalar_move(k->op, entry, r->data + p);
+            scalar_move(v->op, entry + vo, r->data + p + ks);
             continue;
         }
         st = d_value(r, k, p, base, entry, depth);
@@ -748,13 +720,8 @@ static fbe_status d_value(reader *r, const interp_node *n, uint64_t pos, uint64_
 {
     fbe_status st;
     switch ((interp_op)n->op) {
-    case OP_BOOL:
-    case OP_COPY1:
-    case OP_COPY2:
-    case OP_COPY4:
-    case OP_COPY8:
-    case OP_COPY16:
-        d_scalar(n->op, r->data + pos, host);
+    CASE_SCALAR_OPS:
+        scalar_move(n->op, host, r->data + pos);
         return FBE_OK;
     case OP_STRING:
         return d_string(r, pos, base, host);

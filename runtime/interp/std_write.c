@@ -61,12 +61,7 @@ static inline uint64_t opt_struct_extra(const interp_prog *prog, const uint8_t *
 static uint64_t node_extra(const interp_node *n, const uint8_t *host, uint64_t acc)
 {
     switch ((interp_op)n->op) {
-    case OP_BOOL:
-    case OP_COPY1:
-    case OP_COPY2:
-    case OP_COPY4:
-    case OP_COPY8:
-    case OP_COPY16:
+    CASE_SCALAR_OPS:
         return acc;
     case OP_STRING:
         return acc + string_extra(host);
@@ -129,12 +124,7 @@ static uint64_t seq_extra(const interp_node *n, const uint8_t *host, uint64_t ac
     acc += block_size(count, e->std_size);
     const uint8_t *d = s->data;
     switch ((interp_op)e->op) {
-    case OP_BOOL:
-    case OP_COPY1:
-    case OP_COPY2:
-    case OP_COPY4:
-    case OP_COPY8:
-    case OP_COPY16:
+    CASE_SCALAR_OPS:
         return acc;
     case OP_STRING:
         for (size_t i = 0; i < count && acc < SIZE_CAP; i++)
@@ -295,23 +285,8 @@ static uint8_t *write_value(uint8_t *end, const interp_node *n, const uint8_t *h
                             const uint8_t *base)
 {
     switch ((interp_op)n->op) {
-    case OP_BOOL:
-        *pos = *host != 0;
-        return end;
-    case OP_COPY1:
-        *pos = *host;
-        return end;
-    case OP_COPY2:
-        memcpy(pos, host, 2);
-        return end;
-    case OP_COPY4:
-        memcpy(pos, host, 4);
-        return end;
-    case OP_COPY8:
-        memcpy(pos, host, 8);
-        return end;
-    case OP_COPY16:
-        memcpy(pos, host, 16);
+    CASE_SCALAR_OPS:
+        scalar_move(n->op, pos, host);
         return end;
     case OP_STRING:
         return write_string(end, host, pos, base);
