@@ -53,8 +53,6 @@
 #include "interp/program.h"
 
 /* The interpreter's (program.h) */
-#define SAT FBE_FINAL_SAT
-#define MIN_CLAMP FBE_MIN_CLAMP
 
 enum { M_VERIFY, M_READ };
 
@@ -185,7 +183,7 @@ static jit_struct_fns *fns_of(jit_emit *e, const fbe_ir_struct *st)
  * runtime/interp/final.c). */
 static uint64_t count_min(uint64_t m)
 {
-    return m > MIN_CLAMP ? MIN_CLAMP : m;
+    return m > FBE_MIN_CLAMP ? FBE_MIN_CLAMP : m;
 }
 
 /* ---- small builders ---------------------------------------------------------------- */
@@ -303,10 +301,10 @@ static uint64_t trailing_fixed(const fbe_ir_struct *st)
     return sum;
 }
 
-/* The interpreter returns SAT as soon as the sum passes it after a field that
+/* The interpreter returns FBE_FINAL_SAT as soon as the sum passes it after a field that
  * is not fixed, else the sum. The sum only grows (every term is at most a
- * little over SAT, and a struct's cannot wrap), so that check fired exactly
- * when the sum at the last such field passed SAT: when final_size.S's exact
+ * little over FBE_FINAL_SAT, and a struct's cannot wrap), so that check fired exactly
+ * when the sum at the last such field passed FBE_FINAL_SAT: when final_size.S's exact
  * sum minus the fixed bytes after that field does. */
 static LLVMValueRef size_struct(fin *F, const fbe_ir_struct *st, LLVMValueRef p)
 {
@@ -315,27 +313,28 @@ static LLVMValueRef size_struct(fin *F, const fbe_ir_struct *st, LLVMValueRef p)
         return jit_i64(e, st->final_size);
     LLVMValueRef sum = call(e, fns_of(e, st)->final_size, &p, 1);
     LLVMValueRef past =
-        icmp(e, LLVMIntUGT, sum, jit_i64(e, SAT + F->trailing[jit_struct_index(e, st)]));
-    return LLVMBuildSelect(e->b, past, jit_i64(e, SAT), sum, "");
+        icmp(e, LLVMIntUGT, sum, jit_i64(e, FBE_FINAL_SAT + F->trailing[jit_struct_index(e, st)]));
+    return LLVMBuildSelect(e->b, past, jit_i64(e, FBE_FINAL_SAT), sum, "");
 }
 
 static LLVMValueRef size_string(jit_emit *e, LLVMValueRef p)
 {
     LLVMValueRef len = jit_load(e, e->i64, p, offsetof(fbe_string, size));
     LLVMValueRef big = icmp(e, LLVMIntUGT, len, jit_i64(e, UINT32_MAX));
-    return LLVMBuildSelect(e->b, big, jit_i64(e, SAT), addc(e, len, 4), "");
+    return LLVMBuildSelect(e->b, big, jit_i64(e, FBE_FINAL_SAT), addc(e, len, 4), "");
 }
 
-/* *acc += v; when the sum passes SAT the whole value is SAT (res, done). */
+/* *acc += v; when the sum passes FBE_FINAL_SAT the whole value is FBE_FINAL_SAT (res, done). */
 static void add_sat(jit_emit *e, LLVMValueRef acc, LLVMValueRef v, LLVMValueRef res,
                     LLVMBasicBlockRef done)
 {
     LLVMValueRef s = add(e, load64(e, acc), v);
     store(e, s, acc);
-    LLVMBasicBlockRef sat = branch_unlikely(e, icmp(e, LLVMIntUGT, s, jit_i64(e, SAT)), "sat");
+    LLVMBasicBlockRef sat =
+        branch_unlikely(e, icmp(e, LLVMIntUGT, s, jit_i64(e, FBE_FINAL_SAT)), "sat");
     LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
     jit_position(e, sat);
-    store(e, jit_i64(e, SAT), res);
+    store(e, jit_i64(e, FBE_FINAL_SAT), res);
     LLVMBuildBr(e->b, done);
     jit_position(e, cont);
 }
@@ -401,7 +400,7 @@ static LLVMValueRef size_any(fin *F, const fbe_ir_type *t, LLVMValueRef p)
         LLVMValueRef n = jit_load(e, e->i64, p, offsetof(fbe_seq, size));
         LLVMValueRef res = jit_alloca(e, e->i64, "colsize");
         LLVMBasicBlockRef done = jit_block(e, "colsize.done");
-        store(e, jit_i64(e, SAT), res);
+        store(e, jit_i64(e, FBE_FINAL_SAT), res);
         LLVMBasicBlockRef big = branch_unlikely(e, icmp(e, LLVMIntUGT, n, jit_i64(e, UINT32_MAX)), "big");
         LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
         jit_position(e, big);
@@ -409,14 +408,15 @@ static LLVMValueRef size_any(fin *F, const fbe_ir_type *t, LLVMValueRef p)
         jit_position(e, cont);
         if (!map && v->final_fixed) {
             LLVMValueRef s = addc(e, mulc(e, n, v->final_size), 4);
-            s = LLVMBuildSelect(e->b, icmp(e, LLVMIntUGT, s, jit_i64(e, SAT)), jit_i64(e, SAT), s, "");
+            s = LLVMBuildSelect(e->b, icmp(e, LLVMIntUGT, s, jit_i64(e, FBE_FINAL_SAT)),
+                                jit_i64(e, FBE_FINAL_SAT), s, "");
             store(e, s, res);
         } else if (map && k->final_fixed && v->final_fixed) {
             uint64_t per = (uint64_t)k->final_size + v->final_size;
             LLVMValueRef s = addc(e, mulc(e, n, per), 4);
             if (per)
-                s = LLVMBuildSelect(e->b, icmp(e, LLVMIntUGT, n, jit_i64(e, SAT / per)),
-                                    jit_i64(e, SAT), s, "");
+                s = LLVMBuildSelect(e->b, icmp(e, LLVMIntUGT, n, jit_i64(e, FBE_FINAL_SAT / per)),
+                                    jit_i64(e, FBE_FINAL_SAT), s, "");
             store(e, s, res);
         } else {
             LLVMValueRef acc = jit_alloca(e, e->i64, "acc");

@@ -41,13 +41,12 @@ static void add(jit_emit *e, LLVMValueRef acc, LLVMValueRef v)
 /* The size is the interpreter's (runtime/interp/std_write.c), which stays
  * a fixed function of the host value above 32 bits instead of wrapping (views
  * may alias one huge array many times): string lengths and block sizes count
- * at most SIZE_CAP, loops stop once the running size reaches it, and a struct's
+ * at most FBE_SIZE_CAP, loops stop once the running size reaches it, and a struct's
  * walk returns as soon as it has reached it after a field that is neither a
  * scalar nor a string. The running size `acc` is therefore threaded through
  * every size function: std_size.S (ptr value, i64 acc) returns acc + S's body
  * and extras, with STOPPED set when one of those returns was taken (a heir or
  * the next chunk must then stop too; a holder clears it and checks its own). */
-#define SIZE_CAP FBE_SIZE_CAP
 #define STOPPED ((uint64_t)1 << 63)
 
 static LLVMValueRef call_size_raw(jit_emit *e, LLVMValueRef fn, LLVMValueRef p, LLVMValueRef acc)
@@ -66,14 +65,14 @@ static LLVMValueRef call_size(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef
 static LLVMValueRef below_cap(jit_emit *e, LLVMValueRef acc_slot)
 {
     return LLVMBuildICmp(e->b, LLVMIntULT, LLVMBuildLoad2(e->b, e->i64, acc_slot, ""),
-                         jit_i64(e, SIZE_CAP), "");
+                         jit_i64(e, FBE_SIZE_CAP), "");
 }
 
-/* min(n, SIZE_CAP) */
+/* min(n, FBE_SIZE_CAP) */
 static LLVMValueRef capped(jit_emit *e, LLVMValueRef n)
 {
-    LLVMValueRef big = LLVMBuildICmp(e->b, LLVMIntUGE, n, jit_i64(e, SIZE_CAP), "");
-    return LLVMBuildSelect(e->b, big, jit_i64(e, SIZE_CAP), n, "");
+    LLVMValueRef big = LLVMBuildICmp(e->b, LLVMIntUGE, n, jit_i64(e, FBE_SIZE_CAP), "");
+    return LLVMBuildSelect(e->b, big, jit_i64(e, FBE_SIZE_CAP), n, "");
 }
 
 /* acc += extra bytes of the value of type t at host address p (node_extra). */
@@ -122,7 +121,7 @@ static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMVa
             }
         } else {
             jit_loop loop;
-            jit_loop_begin_below(e, &loop, jit_i64(e, t->array_len), acc, SIZE_CAP);
+            jit_loop_begin_below(e, &loop, jit_i64(e, t->array_len), acc, FBE_SIZE_CAP);
             LLVMValueRef i = jit_loop_index(e, &loop);
             emit_extra(e, t->elem,
                        jit_gep(e, p, LLVMBuildMul(e->b, i, jit_i64(e, t->elem->host_size), "")), acc);
@@ -137,9 +136,9 @@ static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMVa
         LLVMValueRef n = jit_load(e, e->i64, p, 8);
         uint32_t inline_size = is_map(t) ? t->key->std_inline_size + t->elem->std_inline_size
                                          : t->elem->std_inline_size;
-        /* block_size: 4 + (n < SIZE_CAP ? n * inline : SIZE_CAP) */
-        LLVMValueRef big = LLVMBuildICmp(e->b, LLVMIntUGE, n, jit_i64(e, SIZE_CAP), "");
-        LLVMValueRef block = LLVMBuildSelect(e->b, big, jit_i64(e, SIZE_CAP),
+        /* block_size: 4 + (n < FBE_SIZE_CAP ? n * inline : FBE_SIZE_CAP) */
+        LLVMValueRef big = LLVMBuildICmp(e->b, LLVMIntUGE, n, jit_i64(e, FBE_SIZE_CAP), "");
+        LLVMValueRef block = LLVMBuildSelect(e->b, big, jit_i64(e, FBE_SIZE_CAP),
                                              LLVMBuildMul(e->b, n, jit_i64(e, inline_size), ""), "");
         add(e, acc, LLVMBuildAdd(e->b, jit_i64(e, 4), block, ""));
         bool key_extras = is_map(t) && has_extras(t->key);
@@ -148,7 +147,7 @@ static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMVa
         LLVMValueRef data = jit_load(e, e->ptr, p, 0);
         uint32_t stride = is_map(t) ? t->host_entry_size : t->elem->host_size;
         jit_loop loop;
-        jit_loop_begin_below(e, &loop, n, acc, SIZE_CAP);
+        jit_loop_begin_below(e, &loop, n, acc, FBE_SIZE_CAP);
         LLVMValueRef item = jit_gep(e, data, LLVMBuildMul(e->b, jit_loop_index(e, &loop),
                                                           jit_i64(e, stride), ""));
         if (key_extras)
@@ -369,7 +368,9 @@ static void define_size_range(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef
         /* struct_total_exact: stop once past the cap */
         LLVMValueRef now = LLVMBuildLoad2(e->b, e->i64, acc, "");
         LLVMBasicBlockRef out = jit_block(e, "capped"), go = jit_block(e, "go");
-        LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildICmp(e->b, LLVMIntUGE, now, jit_i64(e, SIZE_CAP), "")),
+        LLVMBuildCondBr(e->b,
+                        jit_unlikely(e, LLVMBuildICmp(e->b, LLVMIntUGE, now,
+                                                      jit_i64(e, FBE_SIZE_CAP), "")),
                         out, go);
         jit_position(e, out);
         LLVMBuildRet(e->b, LLVMBuildOr(e->b, now, jit_i64(e, STOPPED), ""));

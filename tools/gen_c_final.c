@@ -32,7 +32,6 @@
 #include "gen_c_internal.h"
 #include "interp/program.h" /* FBE_MIN_CLAMP */
 
-#define MIN_CLAMP FBE_MIN_CLAMP
 
 /* Fixed and only its bounds can fail (scalars, arrays of them). */
 static bool skip(const gc *g, const fbe_ir_type *t)
@@ -170,7 +169,7 @@ static void fits_expr(uint64_t min, char *buf, size_t size)
         snprintf(buf, size, "count <= (size_t)(r->end - r->data)");
     else
         snprintf(buf, size, "sc_fits(count, %" PRIu64 "u, room - 4)",
-                 min > MIN_CLAMP ? MIN_CLAMP : min);
+                 min > FBE_MIN_CLAMP ? FBE_MIN_CLAMP : min);
 }
 
 /* ---- declarations ------------------------------------------------------------------ */

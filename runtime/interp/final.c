@@ -53,7 +53,6 @@ static inline bool is_copy(const interp_node *n)
 
 /* Sizes are computed in 64 bits and clamped here: anything at or above this is
  * TOO_LARGE anyway, and clamping keeps the sums from wrapping. */
-#define SAT FBE_FINAL_SAT
 
 static uint64_t size_struct(const interp_prog *g, const uint8_t *src);
 static uint64_t size_struct_exact(const interp_prog *g, const uint8_t *src);
@@ -62,11 +61,11 @@ static uint64_t size_complex(const interp_node *n, const uint8_t *src);
 INLINE uint64_t size_string(const uint8_t *src)
 {
     size_t len = ((const fbe_string *)src)->size;
-    return len > UINT32_MAX ? SAT : 4 + (uint64_t)len;
+    return len > UINT32_MAX ? FBE_FINAL_SAT : 4 + (uint64_t)len;
 }
 
 /* final_const plus the lengths of the strings of a struct (final_size_strings);
- * a length above 32 bits counts SAT, as in size_string. */
+ * a length above 32 bits counts FBE_FINAL_SAT, as in size_string. */
 INLINE uint64_t size_strings(const interp_prog *g, const uint8_t *src)
 {
     uint64_t sum = g->final_const;
@@ -74,7 +73,7 @@ INLINE uint64_t size_strings(const interp_prog *g, const uint8_t *src)
     for (; at < end; at++) {
         size_t len;
         memcpy(&len, src + *at + offsetof(fbe_string, size), sizeof len);
-        sum += len > UINT32_MAX ? SAT : (uint64_t)len;
+        sum += len > UINT32_MAX ? FBE_FINAL_SAT : (uint64_t)len;
     }
     return sum;
 }
@@ -110,19 +109,19 @@ static uint64_t size_complex(const interp_node *n, const uint8_t *src)
         uint64_t sum = 0;
         for (uint32_t i = 0; i < n->count; i++) {
             sum += size_any(e, src + (size_t)i * e->host_size);
-            if (sum > SAT)
-                return SAT;
+            if (sum > FBE_FINAL_SAT)
+                return FBE_FINAL_SAT;
         }
         return sum;
     }
     case OP_SEQ: {
         const fbe_seq *s = (const fbe_seq *)src;
         if (s->size > UINT32_MAX)
-            return SAT;
+            return FBE_FINAL_SAT;
         const interp_node *e = n->elem;
         if (e->final_fixed) {
             uint64_t sum = 4 + (uint64_t)s->size * e->final_size;
-            return sum > SAT ? SAT : sum;
+            return sum > FBE_FINAL_SAT ? FBE_FINAL_SAT : sum;
         }
         const uint8_t *d = s->data;
         uint64_t sum = 4;
@@ -131,28 +130,29 @@ static uint64_t size_complex(const interp_node *n, const uint8_t *src)
             /* size_struct inline: a constant and some strings per element */
             for (size_t i = 0; i < s->size; i++) {
                 uint64_t one = size_strings(g, d + i * e->host_size);
-                sum += LIKELY(one <= SAT) ? one : size_struct_exact(g, d + i * e->host_size);
-                if (sum > SAT)
-                    return SAT;
+                sum += LIKELY(one <= FBE_FINAL_SAT) ? one
+                                                    : size_struct_exact(g, d + i * e->host_size);
+                if (sum > FBE_FINAL_SAT)
+                    return FBE_FINAL_SAT;
             }
             return sum;
         }
         for (size_t i = 0; i < s->size; i++) {
             sum += size_any(e, d + i * e->host_size);
-            if (sum > SAT)
-                return SAT;
+            if (sum > FBE_FINAL_SAT)
+                return FBE_FINAL_SAT;
         }
         return sum;
     }
     case OP_MAP: {
         const fbe_seq *s = (const fbe_seq *)src;
         if (s->size > UINT32_MAX)
-            return SAT;
+            return FBE_FINAL_SAT;
         const interp_node *k = n->key, *v = n->elem;
         if (k->final_fixed && v->final_fixed) {
             uint64_t per = (uint64_t)k->final_size + v->final_size;
-            if (per && s->size > SAT / per)
-                return SAT;
+            if (per && s->size > FBE_FINAL_SAT / per)
+                return FBE_FINAL_SAT;
             return 4 + s->size * per;
         }
         const uint8_t *d = s->data;
@@ -161,8 +161,8 @@ static uint64_t size_complex(const interp_node *n, const uint8_t *src)
             const uint8_t *entry = d + i * n->entry_size;
             sum += size_any(k, entry);
             sum += size_any(v, entry + n->entry_value_offset);
-            if (sum > SAT)
-                return SAT;
+            if (sum > FBE_FINAL_SAT)
+                return FBE_FINAL_SAT;
         }
         return sum;
     }
@@ -172,7 +172,7 @@ static uint64_t size_complex(const interp_node *n, const uint8_t *src)
 }
 
 /* The definition of a struct's size, field by field, including where it stops at
- * SAT. The fixed fields only add up: each step carries the fixed bytes before it
+ * FBE_FINAL_SAT. The fixed fields only add up: each step carries the fixed bytes before it
  * (`pre`), so the sum is checked at the same points, with the same values, as a
  * walk that checks after every field that is not fixed. */
 COLD static uint64_t size_struct_exact(const interp_prog *g, const uint8_t *src)
@@ -194,14 +194,14 @@ COLD static uint64_t size_struct_exact(const interp_prog *g, const uint8_t *src)
             sum += size_complex(s->node, h);
             break;
         }
-        if (sum > SAT)
-            return SAT;
+        if (sum > FBE_FINAL_SAT)
+            return FBE_FINAL_SAT;
     }
 }
 
 /* The same number from the lists of the lowering (constant part, string
  * lengths, the other fields that vary, small structs held by value flattened). When it
- * is at most SAT, no check of the exact walk can have fired (all its partial sums
+ * is at most FBE_FINAL_SAT, no check of the exact walk can have fired (all its partial sums
  * are smaller), so both agree; otherwise the exact walk decides. */
 static uint64_t size_struct(const interp_prog *g, const uint8_t *src)
 {
@@ -231,7 +231,7 @@ static uint64_t size_struct(const interp_prog *g, const uint8_t *src)
         UNREACHABLE(); /* fixed fields and strings are in the lists */
     STEP_LEVEL(Z, s, g)
     STEP_CASE(Z, SO_END):
-        if (UNLIKELY(sum > SAT))
+        if (UNLIKELY(sum > FBE_FINAL_SAT))
             return size_struct_exact(g, src);
         return sum;
     STEP_FINISH
@@ -524,7 +524,6 @@ typedef sc_frd rd;
 /* The smallest final encoding of one value (node_min in the lowering: a fixed
  * node's size, a non-fixed struct's final_min, N times an array element's; clamped
  * at 2^32, above any count's room, so products stay in 64 bits). */
-#define MIN_CLAMP FBE_MIN_CLAMP
 
 static inline uint64_t node_min(const interp_node *n)
 {
@@ -539,8 +538,8 @@ static inline bool count_fits(uint32_t count, uint64_t min, size_t room, size_t 
 {
     if (min == 0)
         return count <= frame;
-    if (min > MIN_CLAMP)
-        min = MIN_CLAMP;
+    if (min > FBE_MIN_CLAMP)
+        min = FBE_MIN_CLAMP;
     return (uint64_t)count * min <= room;
 }
 

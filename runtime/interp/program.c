@@ -258,9 +258,7 @@ static bool lower_struct(lowering *L, interp_prog *p, const fbe_ir_struct *st)
 
 /* Constant sizes are clamped here: a sum that reaches the cap is recomputed the
  * exact, slow way (standard: std_write.c's SIZE_CAP; final: above final.c's SAT). */
-#define CONST_CAP FBE_SIZE_CAP
 #define FINAL_CONST_CAP (2 * FBE_FINAL_SAT)
-#define MIN_CAP FBE_MIN_CLAMP
 
 static uint64_t cap_add_to(uint64_t a, uint64_t b, uint64_t cap)
 {
@@ -269,7 +267,7 @@ static uint64_t cap_add_to(uint64_t a, uint64_t b, uint64_t cap)
 
 static uint64_t cap_add(uint64_t a, uint64_t b)
 {
-    return cap_add_to(a, b, CONST_CAP);
+    return cap_add_to(a, b, FBE_SIZE_CAP);
 }
 
 static void derive_prog(lowering *L, interp_prog *p);
@@ -307,8 +305,8 @@ static void derive_node(lowering *L, interp_node *n)
         n->plain = fbe_ir_type_is_plain(n->ir);
         n->std_const = elem->std_const;
         n->std_extra = elem->std_const && n->count
-                           ? (elem->std_extra >= CONST_CAP / n->count
-                                  ? CONST_CAP
+                           ? (elem->std_extra >= FBE_SIZE_CAP / n->count
+                                  ? FBE_SIZE_CAP
                                   : elem->std_extra * n->count)
                            : 0;
         n->final_depth = n->final_fixed && n->count ? elem->final_depth : 0;
@@ -316,7 +314,7 @@ static void derive_node(lowering *L, interp_node *n)
             n->min_size = n->final_size;
         } else {
             uint64_t m = (uint64_t)n->count * elem->min_size;
-            n->min_size = m > MIN_CAP ? MIN_CAP : m;
+            n->min_size = m > FBE_MIN_CLAMP ? FBE_MIN_CLAMP : m;
         }
         return;
     }
@@ -541,7 +539,7 @@ static void collect_size(const interp_field *f, const interp_field *end, uint32_
     for (; f < end; f++) {
         const interp_node *nd = &f->node;
         uint32_t at = host_base + f->host_offset;
-        uint64_t cap = out->final ? FINAL_CONST_CAP : CONST_CAP;
+        uint64_t cap = out->final ? FINAL_CONST_CAP : FBE_SIZE_CAP;
         if (out->final ? nd->final_fixed : nd->std_const) {
             out->cnst = cap_add_to(out->cnst, out->final ? nd->final_size : nd->std_extra, cap);
         } else if (nd->op == OP_STRING) {
@@ -876,7 +874,7 @@ uint64_t fbe_interp_final_min(const fbe_codec *codec, const fbe_ir_type *t)
     }
     case FBE_IR_ARRAY: {
         uint64_t m = (uint64_t)t->array_len * fbe_interp_final_min(codec, t->elem);
-        return m > MIN_CAP ? MIN_CAP : m;
+        return m > FBE_MIN_CLAMP ? FBE_MIN_CLAMP : m;
     }
     case FBE_IR_OPTIONAL:
         return 1;

@@ -25,7 +25,6 @@
  * times. interp_std_size is exact whenever the frame fits in 32 bits; above, its
  * value is still a fixed function of the host value (the native backends
  * reproduce it): that of the field-by-field walk in struct_total_exact. */
-#define SIZE_CAP FBE_SIZE_CAP
 
 static inline bool op_is_scalar(uint8_t op)
 {
@@ -41,13 +40,13 @@ static inline uint64_t string_extra(const uint8_t *host)
 {
     fbe_bytes s;
     memcpy(&s, host, sizeof s);
-    return 4 + (s.size < SIZE_CAP ? (uint64_t)s.size : SIZE_CAP);
+    return 4 + (s.size < FBE_SIZE_CAP ? (uint64_t)s.size : FBE_SIZE_CAP);
 }
 
 /* The bytes of a collection block: 4 + count * inline size. */
 static inline uint64_t block_size(size_t count, uint32_t inline_size)
 {
-    return 4 + (count < SIZE_CAP ? (uint64_t)count * inline_size : SIZE_CAP);
+    return 4 + (count < FBE_SIZE_CAP ? (uint64_t)count * inline_size : FBE_SIZE_CAP);
 }
 
 static inline uint64_t opt_struct_extra(const interp_prog *prog, const uint8_t *host, uint64_t acc)
@@ -77,7 +76,7 @@ static uint64_t node_extra(const interp_node *n, const uint8_t *host, uint64_t a
         const interp_node *e = n->elem;
         if (op_is_scalar(e->op))
             return acc;
-        for (uint32_t i = 0; i < n->count && acc < SIZE_CAP; i++)
+        for (uint32_t i = 0; i < n->count && acc < FBE_SIZE_CAP; i++)
             acc = node_extra(e, host + (size_t)i * e->host_size, acc);
         return acc;
     }
@@ -91,7 +90,7 @@ static uint64_t node_extra(const interp_node *n, const uint8_t *host, uint64_t a
         if (op_is_scalar(k->op) && op_is_scalar(v->op))
             return acc;
         const uint8_t *d = s->data;
-        for (size_t i = 0; i < count && acc < SIZE_CAP; i++) {
+        for (size_t i = 0; i < count && acc < FBE_SIZE_CAP; i++) {
             const uint8_t *entry = d + i * n->entry_size;
             acc = node_extra(k, entry, acc);
             acc = node_extra(v, entry + n->entry_value_offset, acc);
@@ -111,7 +110,7 @@ static inline uint64_t add_strings(const interp_prog *prog, const uint8_t *host,
     for (; at < end; at++) {
         size_t len;
         memcpy(&len, host + *at + offsetof(fbe_bytes, size), sizeof len);
-        sum += len < SIZE_CAP ? (uint64_t)len : SIZE_CAP;
+        sum += len < FBE_SIZE_CAP ? (uint64_t)len : FBE_SIZE_CAP;
     }
     return sum;
 }
@@ -127,33 +126,33 @@ static uint64_t seq_extra(const interp_node *n, const uint8_t *host, uint64_t ac
     CASE_SCALAR_OPS:
         return acc;
     case OP_STRING:
-        for (size_t i = 0; i < count && acc < SIZE_CAP; i++)
+        for (size_t i = 0; i < count && acc < FBE_SIZE_CAP; i++)
             acc += string_extra(d + i * hs);
         return acc;
     case OP_STRUCT: {
         const interp_prog *prog = e->prog;
         if (prog->std_size_steps.count == 0) {
             /* struct_total inline: a constant and some strings per element */
-            for (size_t i = 0; i < count && acc < SIZE_CAP; i++) {
+            for (size_t i = 0; i < count && acc < FBE_SIZE_CAP; i++) {
                 const uint8_t *h = d + i * hs;
                 uint64_t sum = add_strings(prog, h, acc + prog->std_const);
-                acc = LIKELY(sum < SIZE_CAP) ? sum : struct_total_exact(prog, h, acc);
+                acc = LIKELY(sum < FBE_SIZE_CAP) ? sum : struct_total_exact(prog, h, acc);
             }
             return acc;
         }
-        for (size_t i = 0; i < count && acc < SIZE_CAP; i++)
+        for (size_t i = 0; i < count && acc < FBE_SIZE_CAP; i++)
             acc = struct_total(prog, d + i * hs, acc);
         return acc;
     }
     default:
-        for (size_t i = 0; i < count && acc < SIZE_CAP; i++)
+        for (size_t i = 0; i < count && acc < FBE_SIZE_CAP; i++)
             acc = node_extra(e, d + i * hs, acc);
         return acc;
     }
 }
 
 /* acc + a struct body and all of its extras, field by field: the definition of
- * the size, including where it stops growing once it reaches SIZE_CAP. */
+ * the size, including where it stops growing once it reaches FBE_SIZE_CAP. */
 static COLD uint64_t struct_total_exact(const interp_prog *prog, const uint8_t *host, uint64_t acc)
 {
     acc += prog->std_body_size;
@@ -168,7 +167,7 @@ static COLD uint64_t struct_total_exact(const interp_prog *prog, const uint8_t *
             continue;
         }
         acc = node_extra(&f->node, h, acc);
-        if (acc >= SIZE_CAP)
+        if (acc >= FBE_SIZE_CAP)
             return acc;
     }
     return acc;
@@ -176,7 +175,7 @@ static COLD uint64_t struct_total_exact(const interp_prog *prog, const uint8_t *
 
 /* The same number from the lists of the lowering: the constant part (body,
  * fixed extras, string headers) at once, then the string lengths, then the other
- * fields whose extras vary. When the sum stays below SIZE_CAP no step of the
+ * fields whose extras vary. When the sum stays below FBE_SIZE_CAP no step of the
  * exact walk can have stopped early, so both agree; otherwise the exact walk
  * decides (the frame is TOO_LARGE then anyway). */
 static uint64_t struct_total(const interp_prog *prog, const uint8_t *host, uint64_t acc)
@@ -203,7 +202,7 @@ static uint64_t struct_total(const interp_prog *prog, const uint8_t *host, uint6
             const uint8_t *d = q->data;
             size_t count = q->size, hs = s->node->elem->host_size;
             sum += block_size(count, s->node->elem->std_size);
-            for (size_t i = 0; i < count && sum < SIZE_CAP; i++)
+            for (size_t i = 0; i < count && sum < FBE_SIZE_CAP; i++)
                 sum = add_strings(sub, d + i * hs, sum + sub->std_const);
         } else {
             sum = seq_extra(s->node, host + s->host_offset, sum);
@@ -225,7 +224,7 @@ static uint64_t struct_total(const interp_prog *prog, const uint8_t *host, uint6
         UNREACHABLE(); /* strings are in the lists */
     STEP_LEVEL(Z, s, prog)
     STEP_CASE(Z, SO_END):
-        if (UNLIKELY(sum >= SIZE_CAP))
+        if (UNLIKELY(sum >= FBE_SIZE_CAP))
             return struct_total_exact(prog, host, acc);
         return sum;
     STEP_FINISH
