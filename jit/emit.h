@@ -172,10 +172,10 @@ void jit_emit_dispose(jit_emit *e);
 /* Emitters, one file per operation family. Each fills its fns[] slots and
  * entry points for every struct; false on failure. */
 bool jit_emit_std_write(jit_emit *e);
-bool jit_emit_std_read(jit_emit *e);
-/* The final model's write side (size, serialize) and read side (verify,
- * deserialize) are independent: a module can hold either or both. */
-bool jit_emit_final(jit_emit *e, bool write, bool read);
+bool jit_emit_std_read(jit_emit *e, bool verify, bool read);
+/* Size and serialize, verify, deserialize are independent: a module can hold
+ * any of them (the units, module.h). */
+bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read);
 
 /* Large structs: LLVM's passes and code generator cost more than linearly in
  * a function's size, so a struct of more than min_fields fields (default 256;

@@ -1692,7 +1692,7 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
 
 /* ============================== driver =========================================== */
 
-bool jit_emit_final(jit_emit *e, bool write, bool read)
+bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
 {
     fin F = {.e = e};
     F.decode_alloc = jit_decode_alloc_fn(e, &F.decode_alloc_t);
@@ -1729,14 +1729,21 @@ bool jit_emit_final(jit_emit *e, bool write, bool read)
             jit_declare_entry(e, i, FBE_FINAL, FBE_OP_SIZE);
             jit_declare_entry(e, i, FBE_FINAL, FBE_OP_SERIALIZE);
         }
-        if (!read)
+        if (!verify && !read)
             continue;
-        LLVMTypeRef verify_p[] = {e->ptr, e->i64, e->ptr, e->i64, e->i64, e->ptr};
-        snprintf(name, sizeof name, "final_verify.%s", st->c_name);
-        f->final_verify = jit_declare(e, name, e->i64, verify_p, 6, false);
-        LLVMTypeRef read_p[] = {e->ptr, e->i64, e->ptr, e->i64, e->ptr, e->i64};
-        snprintf(name, sizeof name, "final_read.%s", st->c_name);
-        f->final_read = jit_declare(e, name, e->i64, read_p, 6, false);
+        if (verify) {
+            LLVMTypeRef verify_p[] = {e->ptr, e->i64, e->ptr, e->i64, e->i64, e->ptr};
+            snprintf(name, sizeof name, "final_verify.%s", st->c_name);
+            f->final_verify = jit_declare(e, name, e->i64, verify_p, 6, false);
+            jit_declare_entry(e, i, FBE_FINAL, FBE_OP_VERIFY);
+        }
+        if (read) {
+            LLVMTypeRef read_p[] = {e->ptr, e->i64, e->ptr, e->i64, e->ptr, e->i64};
+            snprintf(name, sizeof name, "final_read.%s", st->c_name);
+            f->final_read = jit_declare(e, name, e->i64, read_p, 6, false);
+            jit_declare_entry(e, i, FBE_FINAL, FBE_OP_DESERIALIZE);
+        }
+        /* both sides' helpers; the optimizer drops what a side leaves unused */
         if (st->final_fixed) {
             LLVMTypeRef depth_p[] = {e->ptr, e->i64, e->i64, e->ptr};
             snprintf(name, sizeof name, "final_depth.%s", st->c_name);
@@ -1746,8 +1753,6 @@ bool jit_emit_final(jit_emit *e, bool write, bool read)
             snprintf(name, sizeof name, "final_copy.%s", st->c_name);
             F.copy_fn[i] = jit_declare(e, name, e->void_t, copy_p, 2, false);
         }
-        jit_declare_entry(e, i, FBE_FINAL, FBE_OP_VERIFY);
-        jit_declare_entry(e, i, FBE_FINAL, FBE_OP_DESERIALIZE);
     }
     for (size_t i = 0; i < e->count; i++) {
         const fbe_ir_struct *st = e->codec->types[i].ir;
@@ -1758,16 +1763,20 @@ bool jit_emit_final(jit_emit *e, bool write, bool read)
             define_entry_size(&F, st, f);
             define_entry_serialize(&F, st, f);
         }
-        if (!read)
+        if (!verify && !read)
             continue;
         if (F.depth_fn[i])
             define_depth(&F, st, F.depth_fn[i]);
         if (F.copy_fn[i])
             define_copy(&F, st, F.copy_fn[i]);
-        define_walk(&F, st, f, M_VERIFY);
-        define_walk(&F, st, f, M_READ);
-        define_entry_verify(&F, st, f);
-        define_entry_deserialize(&F, st, f);
+        if (verify) {
+            define_walk(&F, st, f, M_VERIFY);
+            define_entry_verify(&F, st, f);
+        }
+        if (read) {
+            define_walk(&F, st, f, M_READ);
+            define_entry_deserialize(&F, st, f);
+        }
     }
     free(F.depth_fn);
     free(F.copy_fn);

@@ -65,6 +65,10 @@ typedef struct rd {
     /* e->older_to_interp: fbe_interp_std_verify_older / _read_older instead */
     LLVMValueRef interp_verify, interp_read;
     LLVMTypeRef interp_verify_t, interp_read_t;
+    /* the module defines std_verify.S: a unit without verify entry points
+     * (deserialize alone) checks a precheck's struct bodies with the
+     * interpreter (cold: large arrays only) when it can */
+    bool native_verify;
     bool *inl;                    /* per struct: a fast path of its own */
     bool inline_call;             /* the next body call is an entry point's own:
                                      always inlined */
@@ -597,7 +601,7 @@ static void struct_body(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMVal
         }
         bool old = split && k;
         LLVMValueRef depth = root ? r->depth : next_depth(r);
-        if (old && r->interp_verify) {
+        if ((old || (mode == BODY_VERIFY && !r->native_verify)) && r->interp_verify) {
             interp_older(r, ti, b, depth, target, body_fail);
             LLVMBuildBr(e->b, done);
             continue;
@@ -1759,6 +1763,14 @@ static bool ctx_matches_runtime(rd *r)
 }
 
 /* A runtime function native code calls on a rare path. */
+/* An older writer's path (AOT objects): out of line, cold, not optimized. */
+static void cold_older(jit_emit *e, LLVMValueRef fn)
+{
+    add_fn_attr(e, fn, "noinline");
+    add_fn_attr(e, fn, "cold");
+    add_fn_attr(e, fn, "optnone");
+}
+
 static LLVMValueRef runtime_fn(jit_emit *e, const char *name, LLVMTypeRef type)
 {
     LLVMValueRef fn = LLVMAddFunction(e->mod, name, type);
@@ -1766,7 +1778,7 @@ static LLVMValueRef runtime_fn(jit_emit *e, const char *name, LLVMTypeRef type)
     return fn;
 }
 
-bool jit_emit_std_read(jit_emit *e)
+bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
 {
     rd r = {.e = e};
     bool ok = false;
@@ -1787,6 +1799,7 @@ bool jit_emit_std_read(jit_emit *e)
         r.interp_read_t = LLVMFunctionType(r.read_ret_t, ir, 9, 0);
         r.interp_read = runtime_fn(e, "fbe_interp_std_read_older", r.interp_read_t);
     }
+    r.native_verify = verify || !r.interp_verify;
     size_t n = e->count;
     r.vpartial = calloc(n + 1, sizeof *r.vpartial);
     r.rpartial = calloc(n + 1, sizeof *r.rpartial);
@@ -1807,37 +1820,37 @@ bool jit_emit_std_read(jit_emit *e)
         const fbe_ir_struct *st = e->codec->types[i].ir;
         jit_struct_fns *f = &e->fns[i];
         char name[512];
-        snprintf(name, sizeof name, "std_verify.%s", st->c_name);
-        f->std_verify = jit_declare(e, name, e->i64, vparams, 7, false);
         bool older_fns = r.inl[i] && !r.interp_verify;
-        if (older_fns) {
-            snprintf(name, sizeof name, "std_verify_older.%s", st->c_name);
-            r.vpartial[i] = jit_declare(e, name, e->i64, vparams, 7, false);
-        }
-        snprintf(name, sizeof name, "std_read.%s", st->c_name);
-        f->std_read = jit_declare(e, name, r.read_ret_t, rparams, 8, false);
-        mark_noalias(e, f->std_read, 2); /* the read_ctx */
-        if (older_fns) {
-            snprintf(name, sizeof name, "std_read_older.%s", st->c_name);
-            r.rpartial[i] = jit_declare(e, name, r.read_ret_t, rparams, 8, false);
-            mark_noalias(e, r.rpartial[i], 2);
-            /* Older writers are rare: their paths stay out of line and are not
-             * optimized (optnone): -12% of proto.fbe's compile instructions,
-             * +15% machine code, +17% instructions per older-writer frame
-             * (docs/jit.md). */
-            LLVMValueRef older[] = {r.vpartial[i], r.rpartial[i]};
-            for (size_t k = 0; k < 2; k++) {
-                add_fn_attr(e, older[k], "noinline");
-                add_fn_attr(e, older[k], "cold");
-                add_fn_attr(e, older[k], "optnone");
+        /* Older writers are rare: their paths stay out of line and are not
+         * optimized (optnone): -12% of proto.fbe's compile instructions, +15%
+         * machine code, +17% instructions per older-writer frame (docs/jit.md). */
+        if (r.native_verify) {
+            snprintf(name, sizeof name, "std_verify.%s", st->c_name);
+            f->std_verify = jit_declare(e, name, e->i64, vparams, 7, false);
+            if (older_fns) {
+                snprintf(name, sizeof name, "std_verify_older.%s", st->c_name);
+                r.vpartial[i] = jit_declare(e, name, e->i64, vparams, 7, false);
+                cold_older(e, r.vpartial[i]);
             }
+            if (r.inl[i] && leafy[i])
+                add_fn_attr(e, f->std_verify, "alwaysinline");
+            if (verify)
+                jit_declare_entry(e, i, FBE_STANDARD, FBE_OP_VERIFY);
         }
-        if (r.inl[i] && leafy[i]) {
-            add_fn_attr(e, f->std_verify, "alwaysinline");
-            add_fn_attr(e, f->std_read, "alwaysinline");
+        if (read) {
+            snprintf(name, sizeof name, "std_read.%s", st->c_name);
+            f->std_read = jit_declare(e, name, r.read_ret_t, rparams, 8, false);
+            mark_noalias(e, f->std_read, 2); /* the read_ctx */
+            if (older_fns) {
+                snprintf(name, sizeof name, "std_read_older.%s", st->c_name);
+                r.rpartial[i] = jit_declare(e, name, r.read_ret_t, rparams, 8, false);
+                mark_noalias(e, r.rpartial[i], 2);
+                cold_older(e, r.rpartial[i]);
+            }
+            if (r.inl[i] && leafy[i])
+                add_fn_attr(e, f->std_read, "alwaysinline");
+            jit_declare_entry(e, i, FBE_STANDARD, FBE_OP_DESERIALIZE);
         }
-        jit_declare_entry(e, i, FBE_STANDARD, FBE_OP_VERIFY);
-        jit_declare_entry(e, i, FBE_STANDARD, FBE_OP_DESERIALIZE);
     }
     for (size_t i = 0; i < n; i++) {
         const fbe_ir_struct *st = e->codec->types[i].ir;
@@ -1846,29 +1859,33 @@ bool jit_emit_std_read(jit_emit *e)
         /* fields [0, own) are the base's (shared_base), read by its functions */
         const fbe_ir_struct *base = r.inl[i] ? NULL : shared_base(&r, st);
         size_t own = base ? st->own_field_start : 0;
-        if (r.inl[i]) {
-            define_verify(&r, st, f->std_verify, BODIES_COMPLETE, 0, all, NULL);
-            if (!define_read(&r, st, f->std_read, BODIES_COMPLETE, 0, all, NULL))
-                goto out;
-            if (r.vpartial[i]) {
-                define_verify(&r, st, r.vpartial[i], BODIES_GUARDED, 0, all, NULL);
-                if (!define_read(&r, st, r.rpartial[i], BODIES_GUARDED, 0, all, NULL))
+        /* one function takes complete and shorter bodies: the latter go to
+         * the interpreter when in process, else each field is guarded */
+        bodies any = r.interp_verify ? BODIES_TO_INTERP : BODIES_GUARDED;
+        if (r.native_verify) {
+            if (r.inl[i]) {
+                define_verify(&r, st, f->std_verify, BODIES_COMPLETE, 0, all, NULL);
+                if (r.vpartial[i])
+                    define_verify(&r, st, r.vpartial[i], BODIES_GUARDED, 0, all, NULL);
+            } else if (chunked(st)) {
+                if (!define_verify_node(&r, st, f->std_verify, own, all, base))
                     goto out;
+            } else {
+                define_verify(&r, st, f->std_verify, any, own, all, base);
             }
-        } else if (chunked(st)) {
-            if (!define_verify_node(&r, st, f->std_verify, own, all, base) ||
-                !define_read_node(&r, st, f->std_read, own, all, base))
-                goto out;
-        } else {
-            /* one function takes complete and shorter bodies: the latter go
-             * to the interpreter when in process, else each field is guarded */
-            bodies any = r.interp_verify ? BODIES_TO_INTERP : BODIES_GUARDED;
-            define_verify(&r, st, f->std_verify, any, own, all, base);
-            if (!define_read(&r, st, f->std_read, any, own, all, base))
-                goto out;
+            if (verify)
+                define_verify_entry(&r, st, f);
         }
-        define_verify_entry(&r, st, f);
-        define_read_entry(&r, st, f);
+        if (read) {
+            bool defined = r.inl[i] ? define_read(&r, st, f->std_read, BODIES_COMPLETE, 0, all, NULL) &&
+                                          (!r.rpartial[i] || define_read(&r, st, r.rpartial[i],
+                                                                         BODIES_GUARDED, 0, all, NULL))
+                           : chunked(st) ? define_read_node(&r, st, f->std_read, own, all, base)
+                                         : define_read(&r, st, f->std_read, any, own, all, base);
+            if (!defined)
+                goto out;
+            define_read_entry(&r, st, f);
+        }
     }
     ok = true;
 out:

@@ -662,7 +662,7 @@ static size_t entries_in(const jit_state *s, int state)
     size_t n = 0;
     for (int u = 0; u < JIT_UNIT_COUNT; u++)
         if (s->state[u] == state || (state == UNIT_QUEUED && s->state[u] == UNIT_RUNNING))
-            n += s->codec ? s->codec->type_count * 2 : 0;
+            n += s->codec ? s->codec->type_count * jit_unit_op_count(u) : 0;
     return n;
 }
 

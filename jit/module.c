@@ -267,13 +267,19 @@ unsigned jit_units_of(unsigned models, unsigned parts)
     models &= FBE_JIT_ALL_MODELS; /* unknown bits name nothing */
     if (!models)
         models = FBE_JIT_ALL_MODELS;
-    parts &= JIT_ALL_UNITS;
-    if (!parts)
-        parts = JIT_ALL_UNITS;
     unsigned units = 0;
-    for (int m = 0; m < 2; m++)
-        if (models & FBE_JIT_MODEL(m))
-            units |= (FBE_JIT_WRITE_OF(m) | FBE_JIT_READ_OF(m)) & parts;
+    for (int m = 0; m < 2; m++) {
+        if (!(models & FBE_JIT_MODEL(m)))
+            continue;
+        int write = m == FBE_FINAL ? JIT_UNIT_FINAL_WRITE : JIT_UNIT_STD_WRITE;
+        bool all = !(parts & FBE_JIT_ALL_PARTS);
+        if (all || parts & FBE_JIT_WRITE_OF(m))
+            units |= JIT_UNIT(write);
+        if (all || parts & (FBE_JIT_READ_OF(m) | FBE_JIT_VERIFY_OF(m)))
+            units |= JIT_UNIT(write + 1);
+        if (all || parts & (FBE_JIT_READ_OF(m) | FBE_JIT_DESERIALIZE_OF(m)))
+            units |= JIT_UNIT(write + 2);
+    }
     return units;
 }
 
@@ -307,11 +313,15 @@ bool jit_module_lower(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm
         ok = hooks->before(e, hooks->ctx, err, err_size);
     /* An emitter that does not run declares no entry points: install_entries
      * then leaves the interpreter's in place. */
+    bool std_verify = units & JIT_UNIT(JIT_UNIT_STD_VERIFY);
+    bool std_read = units & JIT_UNIT(JIT_UNIT_STD_READ);
     bool final_write = units & JIT_UNIT(JIT_UNIT_FINAL_WRITE);
+    bool final_verify = units & JIT_UNIT(JIT_UNIT_FINAL_VERIFY);
     bool final_read = units & JIT_UNIT(JIT_UNIT_FINAL_READ);
     if (ok && !((!(units & JIT_UNIT(JIT_UNIT_STD_WRITE)) || jit_emit_std_write(e)) &&
-                (!(units & JIT_UNIT(JIT_UNIT_STD_READ)) || jit_emit_std_read(e)) &&
-                (!(final_write || final_read) || jit_emit_final(e, final_write, final_read)))) {
+                (!(std_verify || std_read) || jit_emit_std_read(e, std_verify, std_read)) &&
+                (!(final_write || final_verify || final_read) ||
+                 jit_emit_final(e, final_write, final_verify, final_read)))) {
         set_err(err, err_size, "lowering failed", NULL);
         ok = false;
     }

@@ -18,14 +18,18 @@
 void jit_init_native(void);
 void jit_init_all_targets(void);
 
-/* A codec's code comes in four independent units (no function of one calls
+/* A codec's code comes in six independent units (no function of one calls
  * another's): the JIT compiles and installs them separately, in parallel or in
- * the background, in the order they are needed (engine.c). */
+ * the background, in the order they are needed (engine.c). Verify and
+ * deserialize are units of their own: a program (fbec verify, fbec convert)
+ * that uses one compiles only that, and two threads share the reading side. */
 enum {
-    JIT_UNIT_STD_WRITE,   /* standard size, serialize */
-    JIT_UNIT_STD_READ,    /* standard verify, deserialize */
-    JIT_UNIT_FINAL_WRITE, /* final size, serialize */
-    JIT_UNIT_FINAL_READ,  /* final verify, deserialize */
+    JIT_UNIT_STD_WRITE,    /* standard size, serialize */
+    JIT_UNIT_STD_VERIFY,   /* standard verify */
+    JIT_UNIT_STD_READ,     /* standard deserialize */
+    JIT_UNIT_FINAL_WRITE,  /* final size, serialize */
+    JIT_UNIT_FINAL_VERIFY, /* final verify */
+    JIT_UNIT_FINAL_READ,   /* final deserialize */
     JIT_UNIT_COUNT
 };
 #define JIT_UNIT(u) (1u << (u))
@@ -34,11 +38,28 @@ enum {
 /* The unit of an entry point (its fbe_op). */
 static inline int jit_unit_of(fbe_model model, fbe_op op)
 {
-    return (int)model * 2 + (op >= FBE_OP_VERIFY);
+    int write = model == FBE_FINAL ? JIT_UNIT_FINAL_WRITE : JIT_UNIT_STD_WRITE;
+    return write + (op == FBE_OP_VERIFY ? 1 : op == FBE_OP_DESERIALIZE ? 2 : 0);
 }
 
-/* The units of FBE_JIT_MODEL bits and FBE_JIT_WRITE_OF/READ_OF bits (0: all);
- * the latter are unit bits. */
+/* The model of unit u and its operations, [*first, *last]. */
+static inline fbe_model jit_unit_ops(int u, fbe_op *first, fbe_op *last)
+{
+    int k = u % 3;
+    *first = k == 0 ? FBE_OP_SIZE : k == 1 ? FBE_OP_VERIFY : FBE_OP_DESERIALIZE;
+    *last = k == 0 ? FBE_OP_SERIALIZE : *first;
+    return u >= JIT_UNIT_FINAL_WRITE ? FBE_FINAL : FBE_STANDARD;
+}
+
+/* How many entry points per type unit u has. */
+static inline size_t jit_unit_op_count(int u)
+{
+    fbe_op first, last;
+    jit_unit_ops(u, &first, &last);
+    return (size_t)last - (size_t)first + 1;
+}
+
+/* The units of FBE_JIT_MODEL bits and FBE_JIT_*_OF bits (0: all). */
 unsigned jit_units_of(unsigned models, unsigned parts);
 
 typedef struct jit_target {

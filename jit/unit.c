@@ -72,14 +72,14 @@ static bool entries_of_object(jit_unit *u, size_t type_count)
     }
     if (it)
         LLVMDisposeSymbolIterator(it);
-    u->entries = ok ? malloc(sizeof *u->entries * (type_count * 2 + 1)) : NULL;
+    u->entries = ok ? malloc(sizeof *u->entries * (type_count * 2 + 1)) : NULL; /* at most 2 ops */
     ok = ok && u->entries;
     if (ok)
         qsort(names, count, sizeof *names, by_name);
-    fbe_model m = u->unit >= JIT_UNIT_FINAL_WRITE ? FBE_FINAL : FBE_STANDARD;
-    int first_op = u->unit % 2 ? FBE_OP_VERIFY : FBE_OP_SIZE;
+    fbe_op first_op, last_op;
+    fbe_model m = jit_unit_ops(u->unit, &first_op, &last_op);
     for (size_t i = 0; ok && i < type_count; i++)
-        for (int op = first_op; op < first_op + 2; op++) {
+        for (int op = (int)first_op; op <= (int)last_op; op++) {
             jit_entry_ref r = (jit_entry_ref)(i * 8 + (size_t)m * 4 + (size_t)op);
             char name[JIT_ENTRY_NAME_MAX];
             const char *key = name;

@@ -40,6 +40,10 @@ static char *one_struct(size_t n, bool mixed)
     return text;
 }
 
+static const char *const units[JIT_UNIT_COUNT] = {
+    "standard write", "standard verify", "standard read",
+    "final write",    "final verify",    "final read"};
+
 typedef struct shape {
     size_t total;    /* instructions of the module */
     size_t largest;  /* instructions of its largest function */
@@ -102,8 +106,6 @@ static void check_linear(bool mixed, size_t base, int unit)
     shape sh[3];
     for (int k = 0; k < 3; k++) {
         sh[k] = lowered(base << k, mixed, unit);
-        static const char *const units[] = {"standard write", "standard read", "final write",
-                                            "final read"};
         print_message("%s, %s, %zu fields: %zu instructions in %zu functions, largest %zu\n",
                       units[unit], mixed ? "mixed" : "int32",
                       base << k, sh[k].total, sh[k].functions, sh[k].largest);
@@ -130,9 +132,12 @@ static void test_lowering_scales_linearly(void **state)
      * lowered at about 1 us an instruction) from 2,000 to 8,000, which keeps
      * the test at a few seconds; ASan makes that minutes, so less there */
     check_linear(false, FBE_TEST_SANITIZED ? 1000 : 10000, JIT_UNIT_STD_READ);
+    check_linear(false, FBE_TEST_SANITIZED ? 1000 : 10000, JIT_UNIT_STD_VERIFY);
     /* no loops: chunked above 256 fields only, leaves of 16 down to the tail */
     check_linear(false, FBE_TEST_SANITIZED ? 1000 : 10000, JIT_UNIT_FINAL_WRITE);
+    check_linear(true, FBE_TEST_SANITIZED ? 500 : 2000, JIT_UNIT_STD_VERIFY);
     check_linear(true, FBE_TEST_SANITIZED ? 500 : 2000, JIT_UNIT_STD_READ);
+    check_linear(true, FBE_TEST_SANITIZED ? 500 : 2000, JIT_UNIT_FINAL_VERIFY);
     check_linear(true, FBE_TEST_SANITIZED ? 500 : 2000, JIT_UNIT_FINAL_READ);
     check_linear(true, FBE_TEST_SANITIZED ? 500 : 2000, JIT_UNIT_STD_WRITE);
     check_linear(true, FBE_TEST_SANITIZED ? 500 : 2000, JIT_UNIT_FINAL_WRITE);
@@ -169,8 +174,6 @@ static char *chain(size_t levels, size_t per, bool mixed)
 static void test_inheritance_scales_linearly(void **state)
 {
     (void)state;
-    static const char *const units[] = {"standard write", "standard read", "final write",
-                                        "final read"};
     for (int mixed = 0; mixed < 2; mixed++)
     for (int unit = JIT_UNIT_STD_WRITE; unit <= JIT_UNIT_FINAL_READ; unit++) {
         shape sh[3];

@@ -63,7 +63,7 @@ int cmd_verify(int argc, char **argv)
 
     fbec_codec c;
     args.jit_models = FBE_JIT_MODEL(model);
-    args.jit_parts = FBE_JIT_READ_OF(model);
+    args.jit_parts = FBE_JIT_VERIFY_OF(model);
     if ((status = fbec_codec_open(cmd, &args, &c)) != FBEC_OK)
         return status;
     fbec_input in;

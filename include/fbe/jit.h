@@ -43,11 +43,12 @@ typedef struct fbe_jit_options {
                               model keeps the interpreter's entry points (the same
                               results, slower): a program that uses one model
                               compiles half the code at start-up */
-    unsigned parts;        /* FBE_JIT_WRITE_OF(model) (size, serialize) and
-                              FBE_JIT_READ_OF(model) (verify, deserialize) bits: the
-                              parts of `models` compiled to native code; 0 = all.
-                              Like models, the rest stays interpreted: a program
-                              that only reads compiles half the code */
+    unsigned parts;        /* FBE_JIT_WRITE_OF(model) (size, serialize),
+                              FBE_JIT_READ_OF(model) (verify, deserialize),
+                              FBE_JIT_VERIFY_OF(model), FBE_JIT_DESERIALIZE_OF(model)
+                              bits: the parts of `models` compiled to native code;
+                              0 = all. Like models, the rest stays interpreted: a
+                              program that only verifies compiles that alone */
     fbe_jit_mode mode;     /* 0 = FBE_JIT_BACKGROUND */
     unsigned threads;      /* compile threads; 0 = one per core (at most 4) when
                               eager, 1 in the background */
@@ -57,6 +58,10 @@ typedef struct fbe_jit_options {
 #define FBE_JIT_ALL_MODELS (FBE_JIT_MODEL(FBE_STANDARD) | FBE_JIT_MODEL(FBE_FINAL))
 #define FBE_JIT_WRITE_OF(model) (1u << ((model) * 2))
 #define FBE_JIT_READ_OF(model) (1u << ((model) * 2 + 1))
+/* One of the reading side's operations alone (READ_OF is both). */
+#define FBE_JIT_VERIFY_OF(model) (1u << ((model) * 2 + 4))
+#define FBE_JIT_DESERIALIZE_OF(model) (1u << ((model) * 2 + 5))
+#define FBE_JIT_ALL_PARTS 0xFFu
 
 /* Entry points are type x model x operation (size, serialize, verify,
  * deserialize): every one is native, pending (its unit is not compiled yet),
