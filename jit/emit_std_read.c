@@ -63,8 +63,8 @@ typedef struct rd {
     LLVMTypeRef decode_alloc_t;
     LLVMValueRef *vpartial, *rpartial; /* per struct: the older-writer paths */
     /* e->older_to_interp: fbe_interp_std_verify_older / _read_older instead */
-    LLVMValueRef interp_verify, interp_read;
-    LLVMTypeRef interp_verify_t, interp_read_t;
+    LLVMValueRef interp_verify, interp_read, interp_precheck;
+    LLVMTypeRef interp_verify_t, interp_read_t, interp_precheck_t;
     /* the module defines std_verify.S: a unit without verify entry points
      * (deserialize alone) checks a precheck's struct bodies with the
      * interpreter (cold: large arrays only) when it can */
@@ -1024,6 +1024,54 @@ static void d_struct(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMValueR
 
 /* Large arrays of elements not yet checked: verify them first (same budget,
  * restored afterwards) when the allocation would be out of proportion. */
+/* Finds type `to` below `from` (by pointer): *bits gets the steps (bit i: 0 the
+ * element, 1 the key, for the i-th step); returns their number, or -1. */
+static int type_steps(const fbe_ir_type *from, const fbe_ir_type *to, uint32_t *bits, int depth)
+{
+    if (from == to)
+        return depth;
+    if (depth >= 30)
+        return -1;
+    int n = from->elem ? type_steps(from->elem, to, bits, depth + 1) : -1;
+    if (n < 0 && from->key) {
+        *bits |= 1u << depth;
+        n = type_steps(from->key, to, bits, depth + 1);
+        if (n < 0)
+            *bits &= ~(1u << depth);
+    }
+    return n;
+}
+
+/* The precheck as one call to the interpreter's (in process): the elements'
+ * check is cold, and inline it was a verify loop in every deserialize of a
+ * collection of strings or structs. False when t's node cannot be named (the
+ * caller then emits the check). */
+static bool precheck_by_interp(rd *r, const fbe_ir_type *t, LLVMValueRef elems,
+                               LLVMValueRef count, LLVMValueRef base, LLVMBasicBlockRef fail)
+{
+    jit_emit *e = r->e;
+    if (!r->interp_precheck || !r->st || !r->field)
+        return false;
+    size_t ti = jit_struct_index(e, r->st);
+    size_t fi = (size_t)(r->field - r->st->fields);
+    if (ti == SIZE_MAX || fi >= r->st->field_count)
+        return false;
+    const interp_prog *prog = e->codec->types[ti].impl;
+    if (prog->fields[fi].ir != r->field)
+        return false;
+    uint32_t bits = 0;
+    int steps = type_steps(r->field->type, t, &bits, 0);
+    if (steps < 0)
+        return false;
+    uint32_t path = bits | 1u << steps;
+    LLVMValueRef args[] = {r->data, r->size, elems, LLVMBuildTrunc(e->b, count, e->i32, ""), base,
+                           r->depth, local_load(r, r->budget, e->i64), jit_host_ptr(e, prog),
+                           jit_i32(e, (uint32_t)fi), jit_i32(e, path)};
+    on_result(r, LLVMBuildCall2(e->b, r->interp_precheck_t, r->interp_precheck, args, 10, ""),
+              fail);
+    return true;
+}
+
 static void precheck(rd *r, const fbe_ir_type *t, LLVMValueRef elems, LLVMValueRef count,
                      LLVMValueRef base, uint32_t hs, LLVMBasicBlockRef fail)
 {
@@ -1040,7 +1088,8 @@ static void precheck(rd *r, const fbe_ir_type *t, LLVMValueRef elems, LLVMValueR
     bool report = r->report, cold = r->cold;
     r->report = false;
     r->cold = true;
-    v_elems(r, t, elems, count, base, fail);
+    if (!precheck_by_interp(r, t, elems, count, base, fail))
+        v_elems(r, t, elems, count, base, fail);
     r->report = report;
     r->cold = cold;
     local_store(r, r->budget, budget);
@@ -1798,6 +1847,9 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
         LLVMTypeRef ir[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->ptr, e->i64, e->ptr, e->ptr};
         r.interp_read_t = LLVMFunctionType(r.read_ret_t, ir, 9, 0);
         r.interp_read = runtime_fn(e, "fbe_interp_std_read_older", r.interp_read_t);
+        LLVMTypeRef ip[] = {e->ptr, e->i64, e->i64, e->i32, e->i64, e->i32, e->i64, e->ptr, e->i32, e->i32};
+        r.interp_precheck_t = LLVMFunctionType(e->i64, ip, 10, 0);
+        r.interp_precheck = runtime_fn(e, "fbe_interp_std_precheck", r.interp_precheck_t);
     }
     r.native_verify = verify || !r.interp_verify;
     size_t n = e->count;

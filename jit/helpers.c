@@ -15,6 +15,7 @@ static const jit_helper helpers[] = {
     {"fbe_jit_verify_fail", 0},
     {"fbe_interp_std_verify_older", 0},
     {"fbe_interp_std_read_older", 0},
+    {"fbe_interp_std_precheck", 0},
     {"memcpy", 0},
     {"memmove", 0},
     {"memset", 0},
@@ -35,9 +36,10 @@ static void fill(void)
     addresses[4] = (const void *)(uintptr_t)fbe_jit_verify_fail;
     addresses[5] = (const void *)(uintptr_t)fbe_interp_std_verify_older;
     addresses[6] = (const void *)(uintptr_t)fbe_interp_std_read_older;
-    addresses[7] = (const void *)(uintptr_t)memcpy;
-    addresses[8] = (const void *)(uintptr_t)memmove;
-    addresses[9] = (const void *)(uintptr_t)memset;
+    addresses[7] = (const void *)(uintptr_t)fbe_interp_std_precheck;
+    addresses[8] = (const void *)(uintptr_t)memcpy;
+    addresses[9] = (const void *)(uintptr_t)memmove;
+    addresses[10] = (const void *)(uintptr_t)memset;
     for (size_t i = 0; i < HELPER_COUNT; i++) {
         filled[i].name = helpers[i].name;
         filled[i].address = (uint64_t)(uintptr_t)addresses[i];

@@ -431,6 +431,14 @@ typedef struct fbe_native_read_result {
 int64_t fbe_interp_std_verify_older(const uint8_t *data, uint64_t size, fbe_verify_info *info,
                                     uint64_t body, uint32_t levels, uint64_t budget,
                                     const interp_prog *prog);
+/* Native deserialize's check of a large array's elements before allocating it
+ * (std_read.c precheck): `count` elements at `elems` of the collection node
+ * reached from field `field` of `prog` by `path` (after its leading 1 bit, from
+ * the lowest: 0 the element, 1 the key), in a body with `levels` struct levels
+ * left. Returns the budget left, or -status. */
+int64_t fbe_interp_std_precheck(const uint8_t *data, uint64_t size, uint64_t elems, uint32_t count,
+                                uint64_t base, uint32_t levels, uint64_t budget,
+                                const interp_prog *prog, uint32_t field, uint32_t path);
 fbe_native_read_result fbe_interp_std_read_older(const uint8_t *data, uint64_t size,
                                                  fbe_native_read_ctx *ctx, uint64_t body,
                                                  uint32_t levels, void *host, uint64_t budget,

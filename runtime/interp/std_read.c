@@ -923,3 +923,15 @@ fbe_native_read_result fbe_interp_std_read_older(const uint8_t *data, uint64_t s
     return (fbe_native_read_result){st == FBE_OK ? (int64_t)r.budget : -(int64_t)st,
                                     r.arena->ptr};
 }
+
+int64_t fbe_interp_std_precheck(const uint8_t *data, uint64_t size, uint64_t elems, uint32_t count,
+                                uint64_t base, uint32_t levels, uint64_t budget,
+                                const interp_prog *prog, uint32_t field, uint32_t path)
+{
+    const interp_node *n = &prog->fields[field].node;
+    for (; path > 1; path >>= 1)
+        n = path & 1 ? n->key : n->elem;
+    reader r = native_reader(data, size, levels, budget);
+    fbe_status st = v_elems(&r, n, elems, count, base, 1);
+    return st == FBE_OK ? (int64_t)r.budget : -(int64_t)st;
+}
