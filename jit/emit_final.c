@@ -52,8 +52,6 @@
 #include "emit_budget.h"
 #include "interp/program.h"
 
-/* The interpreter's (program.h) */
-
 enum { M_VERIFY, M_READ };
 
 typedef struct fin {
@@ -103,12 +101,6 @@ static uint32_t header_size(const fbe_ir_type *t)
     default:
         return is_collection(t) ? 4 : 0;
     }
-}
-
-/* Struct levels a fixed struct spans, its own included (the program's). */
-static uint32_t fixed_depth(jit_emit *e, const fbe_ir_struct *st)
-{
-    return interp_prog_of(&e->codec->types[jit_struct_index(e, st)])->fixed_depth;
 }
 
 /* The most struct levels a frame of S can hold, S's own included (what the
@@ -176,14 +168,6 @@ static const fbe_ir_struct *first_level(const fbe_ir_type *t)
 static jit_struct_fns *fns_of(jit_emit *e, const fbe_ir_struct *st)
 {
     return &e->fns[jit_struct_index(e, st)];
-}
-
-/* What the count check multiplies a count by (0: elements of no bytes, which the
- * interpreter bounds by the frame size instead; see count_fits in
- * runtime/interp/final.c). */
-static uint64_t count_min(uint64_t m)
-{
-    return m > FBE_MIN_CLAMP ? FBE_MIN_CLAMP : m;
 }
 
 /* ---- small builders ---------------------------------------------------------------- */
@@ -1070,8 +1054,7 @@ static void w_collection(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32
     if (pre < 4)
         w_check(w, w_past(w, pos, 4), FBE_TRUNCATED, pos);
     LLVMValueRef count = LLVMBuildZExt(e->b, jit_load_at(e, e->i32, w->data, pos), e->i64, "");
-    uint64_t min = count_min(map ? fbe_interp_final_min(e->codec, k) + fbe_interp_final_min(e->codec, v)
-                                   : fbe_interp_final_min(e->codec, v));
+    uint64_t min = fbe_interp_count_min(e->codec, t);
     LLVMValueRef room = LLVMBuildSub(e->b, w->end, addc(e, pos, 4), "");
     LLVMValueRef too_many = min ? icmp(e, LLVMIntUGT, mulc(e, count, min), room)
                                 : icmp(e, LLVMIntUGT, count, w->end);
@@ -1575,7 +1558,7 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
     if (st->final_fixed) {
         frame_fail_at(F, &ff, icmp(e, LLVMIntUGT, jit_i64(e, 8 + (uint64_t)st->final_size), end),
                       FBE_TRUNCATED, 8);
-        uint32_t h = fixed_depth(e, st) - 1;
+        uint32_t h = interp_prog_for(e->codec, st)->fixed_depth - 1;
         if (h > 0) { /* a nested level may be too deep for this call's limit */
             LLVMValueRef deep = icmp(e, LLVMIntSLT, left, jit_i64(e, h));
             if (codec_max >= 1 + h) /* never with the codec's limit */
@@ -1658,7 +1641,7 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
     if (st->final_fixed) {
         frame_fail_at(F, &ff, icmp(e, LLVMIntUGT, jit_i64(e, 8 + (uint64_t)st->final_size), end),
                       FBE_TRUNCATED, 8);
-        uint32_t h = fixed_depth(e, st);
+        uint32_t h = interp_prog_for(e->codec, st)->fixed_depth;
         if (h > 1) /* nothing to salvage: zeroed (final.c) */
             frame_fail_at(F, &ff, icmp(e, LLVMIntSLT, left, jit_i64(e, h - 1)), FBE_TOO_DEEP, 8);
         LLVMValueRef args[] = {jit_gep_c(e, data, 8), value};

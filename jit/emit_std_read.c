@@ -65,9 +65,9 @@ typedef struct rd {
     /* e->older_to_interp: fbe_interp_std_verify_older / _read_older instead */
     LLVMValueRef interp_verify, interp_read, interp_precheck;
     LLVMTypeRef interp_verify_t, interp_read_t, interp_precheck_t;
-    /* the module defines std_verify.S: a unit without verify entry points
-     * (deserialize alone) checks a precheck's struct bodies with the
-     * interpreter (cold: large arrays only) when it can */
+    /* the module defines std_verify.S. A deserialize-only unit in process does
+     * not: its prechecks call the interpreter's (precheck_by_interp), and one
+     * whose collection it cannot name checks struct bodies there instead */
     bool native_verify;
     bool *inl;                    /* per struct: a fast path of its own */
     bool inline_call;             /* the next body call is an entry point's own:
@@ -1022,8 +1022,6 @@ static void d_struct(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMValueR
                 false);
 }
 
-/* Large arrays of elements not yet checked: verify them first (same budget,
- * restored afterwards) when the allocation would be out of proportion. */
 /* Finds type `to` below `from` (by pointer): *bits gets the steps (bit i: 0 the
  * element, 1 the key, for the i-th step); returns their number, or -1. */
 static int type_steps(const fbe_ir_type *from, const fbe_ir_type *to, uint32_t *bits, int depth)
@@ -1072,6 +1070,8 @@ static bool precheck_by_interp(rd *r, const fbe_ir_type *t, LLVMValueRef elems,
     return true;
 }
 
+/* Large arrays of elements not yet checked: verify them first (same budget,
+ * restored afterwards) when the allocation would be out of proportion. */
 static void precheck(rd *r, const fbe_ir_type *t, LLVMValueRef elems, LLVMValueRef count,
                      LLVMValueRef base, uint32_t hs, LLVMBasicBlockRef fail)
 {
@@ -1811,7 +1811,6 @@ static bool ctx_matches_runtime(rd *r)
     return LLVMABISizeOfType(td, r->ctx_t) == sizeof(fbe_native_read_ctx);
 }
 
-/* A runtime function native code calls on a rare path. */
 /* An older writer's path (AOT objects): out of line, cold, not optimized. */
 static void cold_older(jit_emit *e, LLVMValueRef fn)
 {
@@ -1820,6 +1819,7 @@ static void cold_older(jit_emit *e, LLVMValueRef fn)
     add_fn_attr(e, fn, "optnone");
 }
 
+/* A runtime function native code calls on a rare path. */
 static LLVMValueRef runtime_fn(jit_emit *e, const char *name, LLVMTypeRef type)
 {
     LLVMValueRef fn = LLVMAddFunction(e->mod, name, type);
@@ -1847,7 +1847,8 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
         LLVMTypeRef ir[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->ptr, e->i64, e->ptr, e->ptr};
         r.interp_read_t = LLVMFunctionType(r.read_ret_t, ir, 9, 0);
         r.interp_read = runtime_fn(e, "fbe_interp_std_read_older", r.interp_read_t);
-        LLVMTypeRef ip[] = {e->ptr, e->i64, e->i64, e->i32, e->i64, e->i32, e->i64, e->ptr, e->i32, e->i32};
+        LLVMTypeRef ip[] = {e->ptr, e->i64, e->i64, e->i32, e->i64,
+                            e->i32, e->i64, e->ptr, e->i32, e->i32};
         r.interp_precheck_t = LLVMFunctionType(e->i64, ip, 10, 0);
         r.interp_precheck = runtime_fn(e, "fbe_interp_std_precheck", r.interp_precheck_t);
     }
@@ -1929,11 +1930,15 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
                 define_verify_entry(&r, st, f);
         }
         if (read) {
-            bool defined = r.inl[i] ? define_read(&r, st, f->std_read, BODIES_COMPLETE, 0, all, NULL) &&
-                                          (!r.rpartial[i] || define_read(&r, st, r.rpartial[i],
-                                                                         BODIES_GUARDED, 0, all, NULL))
-                           : chunked(st) ? define_read_node(&r, st, f->std_read, own, all, base)
-                                         : define_read(&r, st, f->std_read, any, own, all, base);
+            bool defined;
+            if (r.inl[i])
+                defined = define_read(&r, st, f->std_read, BODIES_COMPLETE, 0, all, NULL) &&
+                          (!r.rpartial[i] ||
+                           define_read(&r, st, r.rpartial[i], BODIES_GUARDED, 0, all, NULL));
+            else if (chunked(st))
+                defined = define_read_node(&r, st, f->std_read, own, all, base);
+            else
+                defined = define_read(&r, st, f->std_read, any, own, all, base);
             if (!defined)
                 goto out;
             define_read_entry(&r, st, f);

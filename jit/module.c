@@ -268,11 +268,11 @@ unsigned jit_units_of(unsigned models, unsigned parts)
     if (!models)
         models = FBE_JIT_ALL_MODELS;
     unsigned units = 0;
+    bool all = !(parts & FBE_JIT_ALL_PARTS);
     for (int m = 0; m < 2; m++) {
         if (!(models & FBE_JIT_MODEL(m)))
             continue;
         int write = m == FBE_FINAL ? JIT_UNIT_FINAL_WRITE : JIT_UNIT_STD_WRITE;
-        bool all = !(parts & FBE_JIT_ALL_PARTS);
         if (all || parts & FBE_JIT_WRITE_OF(m))
             units |= JIT_UNIT(write);
         if (all || parts & (FBE_JIT_READ_OF(m) | FBE_JIT_VERIFY_OF(m)))

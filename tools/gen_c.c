@@ -197,16 +197,6 @@ static void register_type(gc *g, const fbe_ir_type *t)
         gc_node(g, t);
 }
 
-uint32_t gc_height(const gc *g, const fbe_ir_type *t)
-{
-    return fbe_interp_fixed_height(g->interp, t);
-}
-
-uint32_t gc_fixed_depth(const gc *g, const fbe_ir_struct *st)
-{
-    return interp_prog_of(&g->interp->types[gc_struct_index(g, st)])->fixed_depth;
-}
-
 const fbe_ir_struct *gc_first_level(const fbe_ir_type *t)
 {
     while (t->kind == FBE_IR_ARRAY)

@@ -36,7 +36,7 @@
 /* Fixed and only its bounds can fail (scalars, arrays of them). */
 static bool skip(const gc *g, const fbe_ir_type *t)
 {
-    return t->final_fixed && gc_height(g, t) == 0;
+    return t->final_fixed && fbe_interp_fixed_height(g->interp, t) == 0;
 }
 
 /* Bytes of one entry of a map whose key and value are both final_fixed. */
@@ -147,12 +147,22 @@ static void copy_value(gc *g, const char *ind, const fbe_ir_type *t, const char 
     }
 }
 
+/* Reading a fixed value of type t that spans struct levels: TOO_DEEP at `at`
+ * (an expression) when they pass the limit. Nothing for height 0. */
+static void depth_fail(gc *g, const char *ind, const fbe_ir_type *t, const char *at)
+{
+    uint32_t h = fbe_interp_fixed_height(g->interp, t);
+    if (h)
+        gc_printf(g, "%sif (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
+                     "%s    return sc_ffail(r, FBE_TOO_DEEP, %s);\n", ind, h, ind, at);
+}
+
 /* `if` the levels of fixed value t at p (in a struct at `depth`) are too deep:
  * verify reports where (s<k>_fvdepth) and fails. Nothing for height 0. */
 static bool depth_check(gc *g, const fbe_ir_type *t, const char *p, const char *depth, char *buf,
                         size_t size)
 {
-    uint32_t ht = gc_height(g, t);
+    uint32_t ht = fbe_interp_fixed_height(g->interp, t);
     if (!ht)
         return false;
     snprintf(buf, size,
@@ -162,14 +172,14 @@ static bool depth_check(gc *g, const fbe_ir_type *t, const char *p, const char *
 }
 
 /* The count check of a collection (final.c count_fits): `count` elements of at
- * least `min` bytes in `room`; elements of no bytes one per byte of the frame. */
+ * least `min` bytes (fbe_interp_count_min) in `room`; elements of no bytes one
+ * per byte of the frame. */
 static void fits_expr(uint64_t min, char *buf, size_t size)
 {
     if (min == 0)
         snprintf(buf, size, "count <= (size_t)(r->end - r->data)");
     else
-        snprintf(buf, size, "sc_fits(count, %" PRIu64 "u, room - 4)",
-                 min > FBE_MIN_CLAMP ? FBE_MIN_CLAMP : min);
+        snprintf(buf, size, "sc_fits(count, %" PRIu64 "u, room - 4)", min);
 }
 
 /* ---- declarations ------------------------------------------------------------------ */
@@ -356,13 +366,14 @@ static void struct_write(gc *g, size_t k)
 static void fvdepth_fields(gc *g, const fbe_ir_struct *st, const char *rt, const char *rf)
 {
     const fbe_ir_struct *b = gc_shared_base(st);
-    if (b && gc_fixed_depth(g, b) > 1) /* a struct level below the base's own */
+    /* a struct level below the base's own */
+    if (b && interp_prog_for(g->interp, b)->fixed_depth > 1)
         gc_printf(g, "    if (!s%zu_fvdepthf(r, p, depth, %s))\n        return false;\n",
                   gc_struct_index(g, b), rt);
     uint64_t off = b ? b->final_size : 0;
     for (size_t i = st->own_field_start; i < st->field_count; i++) {
         const fbe_ir_type *t = st->fields[i].type;
-        if (gc_height(g, t))
+        if (fbe_interp_fixed_height(g->interp, t))
             gc_printf(g,
                       "    if (!s%zu_fvdepth(r, p + %" PRIu64 ", depth + 1)) {\n"
                       "        sc_fnote(r, %s, &%s[%zu]);\n        return false;\n    }\n",
@@ -374,7 +385,7 @@ static void fvdepth_fields(gc *g, const fbe_ir_struct *st, const char *rt, const
 static void struct_fixed(gc *g, size_t k)
 {
     const fbe_ir_struct *st = g->structs[k], *b = gc_shared_base(st);
-    uint32_t fixed_depth = gc_fixed_depth(g, st);
+    uint32_t fixed_depth = interp_prog_for(g->interp, st)->fixed_depth;
     gc_printf(g,
               "/* %s (fixed, %" PRIu32 " bytes, %" PRIu32 " struct levels) */\n"
               "static const uint8_t *s%zu_fv(sc_frd *r, const uint8_t *p, unsigned depth)\n{\n"
@@ -608,7 +619,8 @@ static void struct_read(gc *g, size_t k)
                       "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth)) {\n"
                       "        sc_ffail(r, FBE_TOO_DEEP, p);\n"
                       "        sc_zero_fields(dst, s%zu_zero, %zu, %zu);\n        return NULL;\n    }\n",
-                      t->final_size, k, i - own, nown, gc_height(g, t), k, i - own, nown);
+                      t->final_size, k, i - own, nown, fbe_interp_fixed_height(g->interp, t), k,
+                      i - own, nown);
             copy_value(g, "    ", t, "p", dst);
             gc_printf(g, "    p += %" PRIu32 ";\n", t->final_size);
         } else {
@@ -777,7 +789,7 @@ static void node_verify(gc *g, size_t n)
                   t->array_len, call);
         break;
     case GC_SEQ:
-        fits_expr(fbe_interp_final_min(g->interp, e), fits, sizeof fits);
+        fits_expr(fbe_interp_count_min(g->interp, t), fits, sizeof fits);
         gc_printf(g, "    size_t room = sc_room(r, p);\n"
                      "    if (SC_UNLIKELY(room < 4))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
                      "    uint32_t count = sc_rd32(p);\n"
@@ -793,7 +805,7 @@ static void node_verify(gc *g, size_t n)
         gc_printf(g, "    for (uint32_t i = 0; i < count && p; i++)\n        p = %s;\n    return p;\n", call);
         break;
     case GC_MAP:
-        fits_expr(fbe_interp_final_min(g->interp, k) + fbe_interp_final_min(g->interp, e), fits, sizeof fits);
+        fits_expr(fbe_interp_count_min(g->interp, t), fits, sizeof fits);
         gc_printf(g, "    size_t room = sc_room(r, p);\n"
                      "    if (SC_UNLIKELY(room < 4))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
                      "    uint32_t count = sc_rd32(p);\n"
@@ -832,9 +844,7 @@ static void fixed_elems(gc *g, const fbe_ir_type *e, const char *ind)
                   ind, e->final_size, ind, e->final_size);
         return;
     }
-    if (gc_height(g, e))
-        gc_printf(g, "%sif (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
-                     "%s    return sc_ffail(r, FBE_TOO_DEEP, p);\n", ind, gc_height(g, e), ind);
+    depth_fail(g, ind, e, "p");
     gc_printf(g, "%sfor (uint32_t i = 0; i < count; i++, p += %" PRIu32 ")\n", ind, e->final_size);
     char ind2[32];
     snprintf(ind2, sizeof ind2, "%s    ", ind);
@@ -850,9 +860,7 @@ static void node_read(gc *g, size_t n)
     if (t->final_fixed) { /* an array made only of fixed parts */
         gc_printf(g, "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 ")))\n"
                      "        return sc_ffail(r, FBE_TRUNCATED, p);\n", t->final_size);
-        if (gc_height(g, t))
-            gc_printf(g, "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
-                         "        return sc_ffail(r, FBE_TOO_DEEP, p);\n", gc_height(g, t));
+        depth_fail(g, "    ", t, "p");
         gc_printf(g, "    t%zu_fcopy(p, dst);\n    return p + %" PRIu32 ";\n}\n\n", n, t->final_size);
         return;
     }
@@ -883,7 +891,7 @@ static void node_read(gc *g, size_t n)
             gc_printf(g, "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
                          "        return sc_ffail(r, FBE_TOO_DEEP, p);\n"
                          "    s%zu_fcopy(p, m);\n    sc_set_ptr(dst, m);\n    return p + %" PRIu32 ";\n",
-                      gc_fixed_depth(g, st), sk, st->final_size);
+                      interp_prog_for(g->interp, st)->fixed_depth, sk, st->final_size);
         else
             gc_printf(g, "    const uint8_t *q = s%zu_fdfields(r, p, m, depth + 1);\n"
                          "    if (q)\n        sc_set_ptr(dst, m);\n    return q;\n", sk);
@@ -899,7 +907,7 @@ static void node_read(gc *g, size_t n)
     case GC_MAP: {
         bool map = gc_class_of(t) == GC_MAP;
         uint32_t hs = map ? t->host_entry_size : e->host_size;
-        fits_expr(map ? fbe_interp_final_min(g->interp, k) + fbe_interp_final_min(g->interp, e) : fbe_interp_final_min(g->interp, e), fits, sizeof fits);
+        fits_expr(fbe_interp_count_min(g->interp, t), fits, sizeof fits);
         gc_printf(g, "    size_t room = sc_room(r, p);\n    sc_set_view(dst, NULL, 0);\n"
                      "    if (SC_UNLIKELY(room < 4))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
                      "    uint32_t count = sc_rd32(p);\n"
@@ -913,13 +921,10 @@ static void node_read(gc *g, size_t n)
             fixed_elems(g, e, "    ");
         } else if (map && k->final_fixed && e->final_fixed) {
             /* the first entry's key, then its value, fail the depth check or none does */
-            if (gc_height(g, k))
-                gc_printf(g, "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
-                             "        return sc_ffail(r, FBE_TOO_DEEP, p);\n", gc_height(g, k));
-            if (gc_height(g, e))
-                gc_printf(g, "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
-                             "        return sc_ffail(r, FBE_TOO_DEEP, p + %" PRIu32 ");\n",
-                          gc_height(g, e), k->final_size);
+            char at[32];
+            snprintf(at, sizeof at, "p + %" PRIu32, k->final_size);
+            depth_fail(g, "    ", k, "p");
+            depth_fail(g, "    ", e, at);
             gc_printf(g, "    for (uint32_t i = 0; i < count; i++) {\n"
                          "        uint8_t *entry = m + (size_t)i * %" PRIu32 ";\n", hs);
             copy_value(g, "        ", k, "p", "entry");

@@ -88,12 +88,9 @@ size_t gc_node(gc *g, const fbe_ir_type *t);
  * for a node. */
 void gc_fn(gc *g, const fbe_ir_type *t, char *buf, size_t size);
 
-/* Final model, the programs' numbers: struct levels a final_fixed value spans
- * (its own included; 0 for scalars), a fixed struct's (fixed_depth); and the
- * struct a value's first level is. The smallest encoding of a value is
- * fbe_interp_final_min. */
-uint32_t gc_height(const gc *g, const fbe_ir_type *t);
-uint32_t gc_fixed_depth(const gc *g, const fbe_ir_struct *st);
+/* Final model: the struct a value's first level is. The depths and smallest
+ * encodings are the programs' (fbe_interp_fixed_height, interp_prog_for(...)
+ * ->fixed_depth, fbe_interp_final_min). */
 const fbe_ir_struct *gc_first_level(const fbe_ir_type *t);
 
 /* The generated file, part by part. */

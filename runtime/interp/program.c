@@ -869,8 +869,8 @@ uint64_t fbe_interp_final_min(const fbe_codec *codec, const fbe_ir_type *t)
         return t->final_size;
     switch (t->kind) {
     case FBE_IR_STRUCT: {
-        size_t i = fbe_codec_index_of(codec, t->struct_type);
-        return i < codec->type_count ? interp_prog_of(&codec->types[i])->final_min : 0;
+        const interp_prog *p = interp_prog_for(codec, t->struct_type);
+        return p ? p->final_min : 0;
     }
     case FBE_IR_ARRAY: {
         uint64_t m = (uint64_t)t->array_len * fbe_interp_final_min(codec, t->elem);
@@ -887,12 +887,20 @@ uint32_t fbe_interp_fixed_height(const fbe_codec *codec, const fbe_ir_type *t)
 {
     switch (t->kind) {
     case FBE_IR_STRUCT: {
-        size_t i = fbe_codec_index_of(codec, t->struct_type);
-        return i < codec->type_count ? interp_prog_of(&codec->types[i])->fixed_depth : 0;
+        const interp_prog *p = interp_prog_for(codec, t->struct_type);
+        return p ? p->fixed_depth : 0;
     }
     case FBE_IR_ARRAY:
         return t->array_len ? fbe_interp_fixed_height(codec, t->elem) : 0;
     default:
         return 0;
     }
+}
+
+uint64_t fbe_interp_count_min(const fbe_codec *codec, const fbe_ir_type *t)
+{
+    uint64_t m = fbe_interp_final_min(codec, t->elem);
+    if (t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH)
+        m += fbe_interp_final_min(codec, t->key);
+    return m > FBE_MIN_CLAMP ? FBE_MIN_CLAMP : m;
 }

@@ -256,6 +256,13 @@ static inline const interp_prog *interp_prog_of(const fbe_type *type)
     return (const interp_prog *)type->impl;
 }
 
+/* The program of struct st in codec (NULL if st is not one of its types). */
+static inline const interp_prog *interp_prog_for(const fbe_codec *codec, const fbe_ir_struct *st)
+{
+    size_t i = fbe_codec_index_of(codec, st);
+    return i < codec->type_count ? interp_prog_of(&codec->types[i]) : NULL;
+}
+
 /* Little-endian access to unaligned wire bytes. */
 static inline uint32_t rd32(const uint8_t *p)
 {
@@ -392,6 +399,11 @@ static inline void copy_small(uint8_t *dst, const uint8_t *src, size_t n)
  * struct's final_min), for the JIT and fbec c; the interpreter's nodes hold the
  * same number (interp_node.min_size). */
 uint64_t fbe_interp_final_min(const fbe_codec *codec, const fbe_ir_type *t);
+/* What the final count check of collection t multiplies its count by: an
+ * element's (a map entry's key and value) smallest encoding, clamped at
+ * FBE_MIN_CLAMP; 0 for elements of no bytes, which are bounded by the frame's
+ * size instead (final.c count_fits). */
+uint64_t fbe_interp_count_min(const fbe_codec *codec, const fbe_ir_type *t);
 
 /* Struct levels a final_fixed value of type t spans, its own included (0 for
  * scalars and arrays of them): what a depth check compares with the levels
