@@ -26,11 +26,17 @@
  * two apart with one compare. Larger structs have one function that checks
  * before each field whether it fits.
  *
- * Errors: every failing check branches to its own cold block that stores the
- * status, reports it (verify: fbe_jit_verify_fail with the struct and field
- * being read as constants, which is what the interpreter's locate() ends up
- * with: the innermost struct on the path claims the error) and continues at a
- * cleanup block that leaves the host value safe the way the interpreter does. */
+ * Errors: the checks of a reference (struct, optional, string, collection
+ * block) branch to one cold block of that reference, which asks the runtime's
+ * copy of the rules which check failed (fbe_native_std_ref: the checks of
+ * static_c.h in their documented order, the interpreter's and `fbec c`'s), so
+ * this file states what must hold, not in which order or with which status or
+ * position it is reported. Other failing checks (the frame, allocation) branch to
+ * their own cold block. Either stores the status, reports it (verify:
+ * fbe_jit_verify_fail with the struct and field being read as constants, which
+ * is what the interpreter's locate() ends up with: the innermost struct on the
+ * path claims the error) and continues at a cleanup block that leaves the host
+ * value safe the way the interpreter does. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +71,8 @@ typedef struct rd {
     /* e->older_to_interp: fbe_interp_std_verify_older / _read_older instead */
     LLVMValueRef interp_verify, interp_read, interp_precheck;
     LLVMTypeRef interp_verify_t, interp_read_t, interp_precheck_t;
+    LLVMValueRef ref_rare;        /* fbe_native_std_ref: a reference's checks one by one */
+    LLVMTypeRef ref_rare_t;
     /* the module defines std_verify.S. A deserialize-only unit in process does
      * not: its prechecks call the interpreter's (precheck_by_interp), and one
      * whose collection it cannot name checks struct bodies there instead */
@@ -378,14 +386,6 @@ static void on_result(rd *r, LLVMValueRef budget, LLVMBasicBlockRef fail)
     local_store(r, r->budget, budget);
 }
 
-/* charge(): n bytes of the traversal budget for the region at pos. */
-static void charge(rd *r, LLVMValueRef n, LLVMValueRef pos, LLVMBasicBlockRef fail)
-{
-    LLVMValueRef budget = local_load(r, r->budget, r->e->i64);
-    check(r, ugt(r, n, budget), FBE_TRAVERSAL_LIMIT, pos, fail);
-    local_store(r, r->budget, LLVMBuildNUWSub(r->e->b, budget, n, ""));
-}
-
 /* ---- shared checks ---------------------------------------------------------------- */
 
 /* size - n for n <= 8 (size >= 8: the frame header was checked). */
@@ -422,38 +422,59 @@ static bool offset_fast(rd *r, LLVMValueRef off, LLVMValueRef base, uint64_t nee
     return true;
 }
 
-/* off == 0 goes to `zero`, anything else fails with BAD_OFFSET at pos: the rare
- * block of offset_fast. */
-static void offset_rare(rd *r, LLVMBasicBlockRef rare, LLVMValueRef off, LLVMBasicBlockRef zero,
-                        LLVMValueRef pos, LLVMBasicBlockRef fail)
+/* if (cond) goto rare (unlikely). */
+static void bail(rd *r, LLVMValueRef cond, LLVMBasicBlockRef rare)
 {
-    LLVMBasicBlockRef saved = LLVMGetInsertBlock(r->e->b);
-    jit_position(r->e, rare);
-    LLVMBasicBlockRef bad = jit_block(r->e, "bad_offset");
-    LLVMBuildCondBr(r->e->b, is_zero(r, off), zero, bad);
-    jit_position(r->e, bad);
-    fail_with(r, FBE_BAD_OFFSET, pos, fail);
-    jit_position(r->e, saved);
+    LLVMBasicBlockRef ok = jit_block(r->e, "ok");
+    LLVMBuildCondBr(r->e->b, jit_unlikely(r->e, cond), rare, ok);
+    jit_position(r->e, ok);
 }
 
-/* NULL_OFFSET (off == 0) then BAD_OFFSET (base + off + need > size) for a
- * required reference whose offset is at pos. */
-static void required_offset(rd *r, LLVMValueRef off, LLVMValueRef base, uint64_t need,
-                            LLVMValueRef pos, LLVMBasicBlockRef fail)
+/* off, the offset of a block of at least `need` bytes at base + off, is in
+ * [1, size - base - need]; branches to `rare` otherwise. */
+static void offset_test(rd *r, LLVMValueRef off, LLVMValueRef base, uint64_t need,
+                        LLVMBasicBlockRef rare)
+{
+    if (offset_fast(r, off, base, need, rare))
+        return;
+    bail(r, is_zero(r, off), rare);
+    bail(r, ugt(r, add_c(r, add(r, base, off), need), r->size), rare);
+}
+
+/* The rare block of a reference whose checks did not all pass: which one failed,
+ * its status and position, come from the runtime's copy of the rules
+ * (fbe_native_std_ref, static_c.h); the failure is reported (verify) and goes
+ * to fail. depth: whether r->depth applies (a struct below the root). The
+ * budget is not passed (fbe_native_std_ref: it is charged last), so the budget
+ * before the checks need not stay live beside the budget after them. */
+static void ref_rare(rd *r, LLVMBasicBlockRef rare, unsigned kind, uint32_t arg, LLVMValueRef pos,
+                     LLVMValueRef base, bool depth, LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
-    LLVMBasicBlockRef rare = jit_block(e, "offset_rare");
-    if (offset_fast(r, off, base, need, rare)) {
-        LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b);
-        jit_position(e, rare);
-        check(r, is_zero(r, off), FBE_NULL_OFFSET, pos, fail);
-        fail_with(r, FBE_BAD_OFFSET, pos, fail);
-        jit_position(e, saved);
-        return;
+    LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b);
+    jit_position(e, rare);
+    LLVMValueRef what = jit_i64(e, (uint64_t)kind << 33 | arg);
+    if (depth) {
+        LLVMValueRef no_level = LLVMBuildZExt(e->b, is_zero(r, r->depth), e->i64, "");
+        what = LLVMBuildOr(e->b, what, LLVMBuildShl(e->b, no_level, jit_i64(e, 32), ""), "");
     }
-    LLVMDeleteBasicBlock(rare);
-    check(r, is_zero(r, off), FBE_NULL_OFFSET, pos, fail);
-    check(r, ugt(r, add_c(r, add(r, base, off), need), r->size), FBE_BAD_OFFSET, pos, fail);
+    LLVMValueRef args[] = {r->data, r->size, pos, base, what};
+    LLVMValueRef res = LLVMBuildCall2(e->b, r->ref_rare_t, r->ref_rare, args, 5, "");
+    LLVMSetInstructionCallConv(res, 14 /* preserve_mostcc */);
+    /* memory(argmem: read): it only reads the frame (MemoryEffects, ArgMem = Ref) */
+    unsigned memory = LLVMGetEnumAttributeKindForName("memory", 6);
+    LLVMAddCallSiteAttribute(res, LLVMAttributeFunctionIndex,
+                             LLVMCreateEnumAttribute(e->ctx, memory, 1));
+    LLVMValueRef status = LLVMBuildTrunc(e->b, LLVMBuildExtractValue(e->b, res, 0, ""), e->i32, "");
+    LLVMBuildStore(e->b, status, r->status);
+    if (r->report) {
+        LLVMValueRef rargs[] = {r->info, status, LLVMBuildExtractValue(e->b, res, 1, ""),
+                                r->rep ? r->rep : jit_host_ptr(e, r->st), jit_host_ptr(e, r->field)};
+        report_call(e, rargs);
+        fail = r->ret_bb;
+    }
+    LLVMBuildBr(e->b, fail);
+    jit_position(e, saved);
 }
 
 static LLVMValueRef next_depth(rd *r)
@@ -549,17 +570,21 @@ static LLVMBasicBlockRef older_guard(rd *r, const fbe_ir_struct *st, LLVMValueRe
  * level below r->depth (root: level 1, never too deep, and its body always fits
  * the fresh budget), then the body's fields: a complete body through T's own
  * function (inlined when small), a shorter one (older writer) through T's older
- * function, out of line. Reference failures go to ref_fail, field failures to
- * body_fail. BODY_READ decodes into host; BODY_READ_ALLOC allocates the host
- * struct once the reference passed and stores its address at host (S?). */
+ * function or the interpreter, out of line. The fast test is that every check
+ * passes (small structs: and the body is complete); anything else goes to
+ * ref_rare. Reference failures go to ref_fail, field failures to body_fail.
+ * BODY_READ decodes into host; BODY_READ_ALLOC allocates the host struct once
+ * the reference passed and stores its address at host (S?). */
 static void struct_body(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMValueRef base,
                         LLVMBasicBlockRef ref_fail, LLVMBasicBlockRef body_fail, int mode,
                         LLVMValueRef host, bool root)
 {
     jit_emit *e = r->e;
     size_t ti = jit_struct_index(e, T);
+    LLVMBasicBlockRef rare = jit_block(e, "struct_rare");
+    LLVMValueRef budget = local_load(r, r->budget, e->i64);
     LLVMValueRef off = ld32(r, pos);
-    required_offset(r, off, base, 8, pos, ref_fail);
+    offset_test(r, off, base, 8, rare);
     LLVMValueRef b = add(r, base, off);
     LLVMValueRef s = ld32(r, b);
     /* Small structs have a function for complete bodies (inlined) and one for
@@ -577,23 +602,16 @@ static void struct_body(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMVal
     for (int k = split ? 0 : 1; k < 2; k++) {
         jit_position(e, k ? older : complete);
         /* s < 8 || b + s > size (the complete path has s >= body size >= 8) */
-        LLVMValueRef bad_size = ugt(r, add(r, b, s), r->size);
         if (k)
-            bad_size = LLVMBuildOr(e->b, bad_size,
-                                   LLVMBuildICmp(e->b, LLVMIntULT, s, jit_i64(e, 8), ""), "");
-        check(r, bad_size, FBE_BAD_STRUCT_SIZE, b, ref_fail);
+            bail(r, LLVMBuildICmp(e->b, LLVMIntULT, s, jit_i64(e, 8), ""), rare);
+        bail(r, ugt(r, add(r, b, s), r->size), rare);
         LLVMValueRef type = jit_load_at(e, e->i32, r->data, add_c(r, b, 4));
-        check(r, LLVMBuildICmp(e->b, LLVMIntNE, type, jit_i32(e, T->type_number), ""),
-              FBE_BAD_TYPE, add_c(r, b, 4), ref_fail);
-        if (root) {
-            /* s <= size - b <= size == budget */
-            local_store(r, r->budget,
-                        LLVMBuildNUWSub(e->b, local_load(r, r->budget, e->i64), s, ""));
-        } else {
-            check(r, is_zero(r, r->depth), FBE_TOO_DEEP,
-                  pos, ref_fail);
-            charge(r, s, b, ref_fail);
+        bail(r, LLVMBuildICmp(e->b, LLVMIntNE, type, jit_i32(e, T->type_number), ""), rare);
+        if (!root) { /* the root's body fits the fresh budget (s <= size == budget) */
+            bail(r, is_zero(r, r->depth), rare);
+            bail(r, ugt(r, s, budget), rare);
         }
+        local_store(r, r->budget, LLVMBuildNUWSub(e->b, budget, s, ""));
         LLVMValueRef target = mode == BODY_VERIFY ? NULL : host;
         if (mode == BODY_READ_ALLOC) {
             target = arena_alloc(r, jit_i64(e, T->host_size), ref_fail);
@@ -613,68 +631,52 @@ static void struct_body(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMVal
         r->inline_call = false;
         LLVMBuildBr(e->b, done);
     }
+    ref_rare(r, rare, FBE_NATIVE_REF_STRUCT, T->type_number, pos, base, !root, ref_fail);
     jit_position(e, done);
 }
 
-/* chk_optional's checks for a present optional at pos (flag already non-zero):
- * returns the slot. */
+/* chk_optional for a present optional at pos (flag already non-zero) whose slot
+ * holds inl bytes: returns the slot. */
 static LLVMValueRef optional_slot(rd *r, uint32_t inl, LLVMValueRef pos, LLVMValueRef base,
                                   LLVMBasicBlockRef fail)
 {
-    LLVMValueRef pos1 = add_c(r, pos, 1);
-    LLVMValueRef off = ld32(r, pos1);
-    required_offset(r, off, base, inl, pos1, fail);
-    LLVMValueRef slot = add(r, base, off);
-    charge(r, jit_i64(r->e, inl), slot, fail);
-    return slot;
+    jit_emit *e = r->e;
+    LLVMBasicBlockRef rare = jit_block(e, "optional_rare");
+    LLVMValueRef budget = local_load(r, r->budget, e->i64);
+    LLVMValueRef off = ld32(r, add_c(r, pos, 1));
+    offset_test(r, off, base, inl, rare);
+    bail(r, ugt(r, jit_i64(e, inl), budget), rare);
+    local_store(r, r->budget, LLVMBuildNUWSub(e->b, budget, jit_i64(e, inl), ""));
+    ref_rare(r, rare, FBE_NATIVE_REF_OPTIONAL, inl, pos, base, false, fail);
+    return add(r, base, off);
 }
 
-/* The offset of a string, bytes or collection block at pos: 0 goes to `empty`;
- * otherwise BAD_OFFSET unless the block's 4-byte header fits. Returns the block
- * position, with the builder in the non-empty path. */
-static LLVMValueRef block_offset(rd *r, LLVMValueRef pos, LLVMValueRef base,
-                                 LLVMBasicBlockRef empty, LLVMBasicBlockRef fail)
+/* chk_string (es 0) or chk_block (es >= 1 bytes per element) for the block whose
+ * offset is at pos: offset 0 goes to `empty`; otherwise returns the length or
+ * count (i64) and sets *first to the payload or first element, with the builder
+ * after the checks. */
+static LLVMValueRef block_ref(rd *r, uint32_t es, LLVMValueRef pos, LLVMValueRef base,
+                              LLVMBasicBlockRef empty, LLVMBasicBlockRef fail, LLVMValueRef *first)
 {
     jit_emit *e = r->e;
+    LLVMBasicBlockRef zero_or_bad = jit_block(e, "offset_rare"), rare = jit_block(e, "block_rare");
+    LLVMValueRef budget = local_load(r, r->budget, e->i64);
     LLVMValueRef off = ld32(r, pos);
-    LLVMBasicBlockRef rare = jit_block(e, "offset_rare");
-    if (offset_fast(r, off, base, 4, rare)) {
-        offset_rare(r, rare, off, empty, pos, fail);
-        return add(r, base, off);
-    }
-    LLVMDeleteBasicBlock(rare);
-    LLVMBasicBlockRef some = jit_block(e, "block");
-    LLVMBuildCondBr(e->b, is_zero(r, off), empty, some);
-    jit_position(e, some);
+    offset_test(r, off, base, 4, zero_or_bad);
     LLVMValueRef blk = add(r, base, off);
-    check(r, ugt(r, add_c(r, blk, 4), r->size), FBE_BAD_OFFSET, pos, fail);
-    return blk;
-}
-
-/* chk_block's count check for the block at blk (header in bounds), `es` bytes
- * per element: returns the count (i64) and sets *elems. */
-static LLVMValueRef block_count(rd *r, uint32_t es, LLVMValueRef blk, LLVMBasicBlockRef fail,
-                                LLVMValueRef *elems)
-{
-    LLVMValueRef first = add_c(r, blk, 4);
     LLVMValueRef n = ld32(r, blk);
-    LLVMValueRef bytes = mul_c(r, n, es);
-    check(r, ugt(r, add(r, blk, bytes), size_minus(r, 4)), FBE_BAD_COUNT, blk, fail);
-    charge(r, add_c(r, bytes, 4), blk, fail);
-    *elems = first;
-    return n;
-}
-
-/* chk_string_block's length check for the block at blk (header in bounds):
- * returns the length (i64); the payload starts at *payload. */
-static LLVMValueRef string_block(rd *r, LLVMValueRef blk, LLVMBasicBlockRef fail,
-                                 LLVMValueRef *payload)
-{
-    LLVMValueRef first = add_c(r, blk, 4);
-    LLVMValueRef n = ld32(r, blk);
-    check(r, ugt(r, add(r, blk, n), size_minus(r, 4)), FBE_BAD_LENGTH, blk, fail);
-    charge(r, add_c(r, n, 4), blk, fail);
-    *payload = first;
+    LLVMValueRef bytes = es > 1 ? mul_c(r, n, es) : n;
+    LLVMValueRef charged = add_c(r, bytes, 4);
+    bail(r, ugt(r, add(r, blk, bytes), size_minus(r, 4)), rare);
+    bail(r, ugt(r, charged, budget), rare);
+    local_store(r, r->budget, LLVMBuildNUWSub(e->b, budget, charged, ""));
+    LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b);
+    jit_position(e, zero_or_bad);
+    LLVMBuildCondBr(e->b, is_zero(r, off), empty, rare);
+    jit_position(e, saved);
+    ref_rare(r, rare, es ? FBE_NATIVE_REF_BLOCK : FBE_NATIVE_REF_STRING, es, pos, base, false,
+             fail);
+    *first = add_c(r, blk, 4);
     return n;
 }
 
@@ -715,7 +717,7 @@ static void v_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
     case FBE_IR_BYTES: {
         LLVMBasicBlockRef done = jit_block(e, "string_done");
         LLVMValueRef payload;
-        string_block(r, block_offset(r, pos, base, done, fail), fail, &payload);
+        block_ref(r, 0, pos, base, done, fail, &payload);
         LLVMBuildBr(e->b, done);
         jit_position(e, done);
         break;
@@ -758,8 +760,7 @@ static void v_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
     case FBE_IR_HASH: {
         LLVMBasicBlockRef done = jit_block(e, "block_done");
         LLVMValueRef elems;
-        LLVMValueRef n = block_count(r, elem_inline(t), block_offset(r, pos, base, done, fail),
-                                     fail, &elems);
+        LLVMValueRef n = block_ref(r, elem_inline(t), pos, base, done, fail, &elems);
         if (needs_check(t->elem) || (is_map(t) && needs_check(t->key)))
             v_elems(r, t, elems, n, base, fail);
         LLVMBuildBr(e->b, done);
@@ -987,7 +988,7 @@ static void d_string(rd *r, LLVMValueRef pos, LLVMValueRef base, LLVMValueRef ho
     LLVMBasicBlockRef clean = zero_then(r, host, 16, fail);
     LLVMBasicBlockRef empty = jit_block(e, "str.empty"), done = jit_block(e, "str.done");
     LLVMValueRef payload;
-    LLVMValueRef n = string_block(r, block_offset(r, pos, base, empty, clean), clean, &payload);
+    LLVMValueRef n = block_ref(r, 0, pos, base, empty, clean, &payload);
     LLVMBasicBlockRef nonempty = jit_block(e, "str.bytes");
     LLVMBuildCondBr(e->b, is_zero(r, n), empty, nonempty);
     jit_position(e, nonempty);
@@ -1109,7 +1110,7 @@ static void d_seq(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef ba
     jit_store(e, jit_i64(e, 0), host, 8);
     LLVMBasicBlockRef done = jit_block(e, "seq.done");
     LLVMValueRef elems;
-    LLVMValueRef n = block_count(r, es, block_offset(r, pos, base, done, fail), fail, &elems);
+    LLVMValueRef n = block_ref(r, es, pos, base, done, fail, &elems);
     jit_if c2;
     jit_if_begin(e, &c2, LLVMBuildICmp(e->b, LLVMIntNE, n, jit_i64(e, 0), ""));
     bool scalar = map ? is_scalar(k) && is_scalar(v) : is_scalar(v);
@@ -1827,6 +1828,29 @@ static LLVMValueRef runtime_fn(jit_emit *e, const char *name, LLVMTypeRef type)
     return fn;
 }
 
+/* The rare blocks call fbe_native_std_ref through a thunk that preserves the
+ * caller's registers (preserve_mostcc): with the C convention the values the
+ * failure paths need must survive a call, which moved them out of the
+ * registers the hot path wants (README account deserialize 664 -> 697
+ * instructions, measured). */
+static LLVMValueRef ref_rare_thunk(jit_emit *e, LLVMValueRef target, LLVMTypeRef type)
+{
+    LLVMValueRef fn = LLVMAddFunction(e->mod, "fbe.std_ref", type);
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    LLVMSetFunctionCallConv(fn, 14 /* preserve_mostcc */);
+    add_fn_attr(e, fn, "noinline");
+    add_fn_attr(e, fn, "cold");
+    add_fn_attr(e, fn, "nounwind");
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(e->ctx);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(e->ctx, fn, "entry"));
+    LLVMValueRef args[5];
+    for (unsigned i = 0; i < 5; i++)
+        args[i] = LLVMGetParam(fn, i);
+    LLVMBuildRet(b, LLVMBuildCall2(b, type, target, args, 5, ""));
+    LLVMDisposeBuilder(b);
+    return fn;
+}
+
 bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
 {
     rd r = {.e = e};
@@ -1852,6 +1876,10 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
         r.interp_precheck_t = LLVMFunctionType(e->i64, ip, 10, 0);
         r.interp_precheck = runtime_fn(e, "fbe_interp_std_precheck", r.interp_precheck_t);
     }
+    LLVMTypeRef rr[] = {e->ptr, e->i64, e->i64, e->i64, e->i64};
+    LLVMTypeRef two[] = {e->i64, e->i64};
+    r.ref_rare_t = LLVMFunctionType(LLVMStructTypeInContext(e->ctx, two, 2, 0), rr, 5, 0);
+    r.ref_rare = ref_rare_thunk(e, runtime_fn(e, "fbe_native_std_ref", r.ref_rare_t), r.ref_rare_t);
     r.native_verify = verify || !r.interp_verify;
     size_t n = e->count;
     r.vpartial = calloc(n + 1, sizeof *r.vpartial);

@@ -16,6 +16,7 @@ static const jit_helper helpers[] = {
     {"fbe_interp_std_verify_older", 0},
     {"fbe_interp_std_read_older", 0},
     {"fbe_interp_std_precheck", 0},
+    {"fbe_native_std_ref", 0},
     {"memcpy", 0},
     {"memmove", 0},
     {"memset", 0},
@@ -37,9 +38,10 @@ static void fill(void)
     addresses[5] = (const void *)(uintptr_t)fbe_interp_std_verify_older;
     addresses[6] = (const void *)(uintptr_t)fbe_interp_std_read_older;
     addresses[7] = (const void *)(uintptr_t)fbe_interp_std_precheck;
-    addresses[8] = (const void *)(uintptr_t)memcpy;
-    addresses[9] = (const void *)(uintptr_t)memmove;
-    addresses[10] = (const void *)(uintptr_t)memset;
+    addresses[8] = (const void *)(uintptr_t)fbe_native_std_ref;
+    addresses[9] = (const void *)(uintptr_t)memcpy;
+    addresses[10] = (const void *)(uintptr_t)memmove;
+    addresses[11] = (const void *)(uintptr_t)memset;
     for (size_t i = 0; i < HELPER_COUNT; i++) {
         filled[i].name = helpers[i].name;
         filled[i].address = (uint64_t)(uintptr_t)addresses[i];

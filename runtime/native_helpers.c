@@ -1,6 +1,8 @@
 /* Helpers called by natively compiled code (see native_helpers.h). */
 #include "native_helpers.h"
 
+#include "fbe/internal/static_c.h"
+
 void fbe_jit_verify_fail(fbe_verify_info *info, int status, uint64_t offset,
                          const fbe_ir_struct *type, const fbe_ir_field *field)
 {
@@ -15,4 +17,31 @@ void fbe_jit_verify_fail(fbe_verify_info *info, int status, uint64_t offset,
     if (type && field && field->index < type->field_count)
         field = &type->fields[field->index];
     info->field = field;
+}
+
+fbe_native_failure fbe_native_std_ref(const uint8_t *data, uint64_t size, uint64_t pos,
+                                      uint64_t base, uint64_t what)
+{
+    /* depth 1 against max_depth 0 or 1: TOO_DEEP exactly when no level is left */
+    sc_rd r = {.data = data, .size = size, .budget = 0, .max_depth = !(what >> 32 & 1)};
+    uint32_t arg = (uint32_t)what, n;
+    uint64_t at;
+    fbe_status st;
+    switch ((unsigned)(what >> 33)) {
+    case FBE_NATIVE_REF_STRUCT:
+        st = sc_chk_struct(&r, arg, pos, base, 1, &at, &n);
+        break;
+    case FBE_NATIVE_REF_OPTIONAL:
+        st = sc_chk_optional(&r, pos, base, arg, &at);
+        break;
+    case FBE_NATIVE_REF_STRING:
+        st = sc_chk_string(&r, pos, base, &at, &n);
+        break;
+    default:
+        st = sc_chk_block(&r, pos, base, arg, &at, &n);
+        break;
+    }
+    if (st == FBE_OK)
+        return (fbe_native_failure){FBE_UNSUPPORTED, pos};
+    return (fbe_native_failure){st, r.err_pos};
 }

@@ -26,4 +26,34 @@ struct fbe_native_read_ctx {
 void fbe_jit_verify_fail(fbe_verify_info *info, int status, uint64_t offset,
                          const fbe_ir_struct *type, const fbe_ir_field *field);
 
+/* A reference in native standard-model code failed its fast test, which is
+ * the conjunction of the checks below: this function finds which check failed
+ * by running the checks of fbe/internal/static_c.h (the interpreter's and
+ * `fbec c`'s) one by one in their documented order, so the order, the statuses
+ * and the error positions are written once. what = kind << 33 | (no level
+ * left) << 32 | argument:
+ *   FBE_NATIVE_REF_STRUCT    the struct's type number  (sc_chk_struct; with no
+ *                            level left the body is TOO_DEEP)
+ *   FBE_NATIVE_REF_OPTIONAL  the slot's inline size    (sc_chk_optional, flag set)
+ *   FBE_NATIVE_REF_STRING    unused                    (sc_chk_string)
+ *   FBE_NATIVE_REF_BLOCK     bytes per element, >= 1   (sc_chk_block)
+ * The traversal budget is charged last in every one of these rules, so it takes
+ * none: whatever check sent native code here fails before the budget matters,
+ * and if it was the budget, an empty one fails the same way. Returns the status
+ * and the error's position, in registers; the caller reports them. Should every
+ * check pass, native code and the rules disagree (a bug in the lowering):
+ * FBE_UNSUPPORTED, never a silent success. */
+enum {
+    FBE_NATIVE_REF_STRUCT,
+    FBE_NATIVE_REF_OPTIONAL,
+    FBE_NATIVE_REF_STRING,
+    FBE_NATIVE_REF_BLOCK,
+};
+typedef struct fbe_native_failure {
+    uint64_t status;
+    uint64_t pos;
+} fbe_native_failure;
+fbe_native_failure fbe_native_std_ref(const uint8_t *data, uint64_t size, uint64_t pos,
+                                      uint64_t base, uint64_t what);
+
 #endif
