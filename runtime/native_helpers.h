@@ -44,9 +44,9 @@ void fbe_jit_verify_fail(fbe_verify_info *info, int status, uint64_t offset,
  * check pass, native code and the rules disagree (a bug in the lowering):
  * FBE_UNSUPPORTED, never a silent success. */
 enum {
+    FBE_NATIVE_REF_STRING, /* 0: what is 0 for every string, the commonest call */
     FBE_NATIVE_REF_STRUCT,
     FBE_NATIVE_REF_OPTIONAL,
-    FBE_NATIVE_REF_STRING,
     FBE_NATIVE_REF_BLOCK,
 };
 typedef struct fbe_native_failure {
