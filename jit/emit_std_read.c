@@ -1,9 +1,9 @@
 /* Standard model, reading side: verify and deserialize, lowered per struct.
- * Mirrors runtime/interp/std_read.c (the semantic reference): the same checks in
- * the same order with the same statuses and error positions, the same traversal
- * budget and depth limit, the same arena allocations in the same order, the same
- * host state on failure. Every offset, size and type number is a constant taken
- * from the IR.
+ * Mirrors runtime/interp/std_read.c (the semantic reference): the same checks
+ * with the same statuses and error positions (a reference's are found by the
+ * rules themselves, see Errors below), the same traversal budget and depth
+ * limit, the same arena allocations in the same order, the same host state on
+ * failure. Every offset, size and type number is a constant taken from the IR.
  *
  * Internal functions per struct S (LLVM internal linkage, fastcc after opt):
  *   std_verify.S (ptr data, i64 size, ptr info, i64 body, i32 left, i64 budget,
