@@ -40,9 +40,9 @@ void fbe_jit_verify_fail(fbe_verify_info *info, int status, uint64_t offset,
  * The traversal budget is charged last in every one of these rules, so it takes
  * none: whatever check sent native code here fails before the budget matters,
  * and if it was the budget, an empty one fails the same way. Returns the status
- * and the error's position, in registers; the caller reports them. Should every
- * check pass, native code and the rules disagree (a bug in the lowering):
- * FBE_UNSUPPORTED, never a silent success. */
+ * and the error's position, in registers; the caller reports them. Every
+ * check can pass only for a string or block at offset 0 (empty), which native
+ * code handles itself: then it answers FBE_UNSUPPORTED, never a silent success. */
 enum {
     FBE_NATIVE_REF_STRING, /* 0: what is 0 for every string, the commonest call */
     FBE_NATIVE_REF_STRUCT,

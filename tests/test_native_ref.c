@@ -1,0 +1,116 @@
+/* fbe_native_std_ref, the rare path of native standard-model code: which check
+ * of a reference failed, with the status and position docs/codec.md documents
+ * (the offset that is wrong, the body's size or type field, the block's
+ * length or count field, the offset of a too-deep body, the region the budget
+ * ran out on). Frames are written byte by byte here; expected positions are
+ * counted by hand. */
+#include <string.h>
+
+#include "native_helpers.h"
+#include "test_util.h"
+
+enum { FRAME = 64 };
+
+static uint8_t frame[FRAME];
+
+static void put32(size_t at, uint32_t v)
+{
+    memcpy(frame + at, &v, 4);
+}
+
+static uint64_t what(unsigned kind, bool no_level, uint32_t arg)
+{
+    return (uint64_t)kind << 33 | (uint64_t)no_level << 32 | arg;
+}
+
+static void expect(uint64_t pos, uint64_t base, uint64_t w, fbe_status status, uint64_t at)
+{
+    fbe_native_failure f = fbe_native_std_ref(frame, FRAME, pos, base, w);
+    assert_int_equal(f.status, status);
+    assert_int_equal(f.pos, at);
+}
+
+/* A struct reference at 8 (base 0) to a body of type 7. */
+static void test_struct(void **state)
+{
+    (void)state;
+    memset(frame, 0, sizeof frame);
+    uint64_t w = what(FBE_NATIVE_REF_STRUCT, false, 7);
+    expect(8, 0, w, FBE_NULL_OFFSET, 8);
+    put32(8, 60); /* 60 + 8 > 64 */
+    expect(8, 0, w, FBE_BAD_OFFSET, 8);
+    put32(8, 16);
+    put32(16, 7); /* size < 8 */
+    expect(8, 0, w, FBE_BAD_STRUCT_SIZE, 16);
+    put32(16, 49); /* 16 + 49 > 64 */
+    expect(8, 0, w, FBE_BAD_STRUCT_SIZE, 16);
+    put32(16, 24);
+    put32(20, 6);
+    expect(8, 0, w, FBE_BAD_TYPE, 20);
+    put32(20, 7);
+    expect(8, 0, what(FBE_NATIVE_REF_STRUCT, true, 7), FBE_TOO_DEEP, 8);
+    /* every check before the budget passes: the budget is charged last, and
+     * the rare path has none left */
+    expect(8, 0, w, FBE_TRAVERSAL_LIMIT, 16);
+    /* relative to another base */
+    put32(8, 12);
+    expect(8, 4, w, FBE_TRAVERSAL_LIMIT, 16);
+}
+
+/* An optional at 8 (flag) with its offset at 9, slot of 4 bytes. */
+static void test_optional(void **state)
+{
+    (void)state;
+    memset(frame, 0, sizeof frame);
+    frame[8] = 1;
+    uint64_t w = what(FBE_NATIVE_REF_OPTIONAL, false, 4);
+    expect(8, 0, w, FBE_NULL_OFFSET, 9);
+    memcpy(frame + 9, &(uint32_t){61}, 4); /* 61 + 4 > 64 */
+    expect(8, 0, w, FBE_BAD_OFFSET, 9);
+    memcpy(frame + 9, &(uint32_t){60}, 4);
+    expect(8, 0, w, FBE_TRAVERSAL_LIMIT, 60);
+}
+
+/* A string and a collection of 4-byte elements whose offsets are at 8. */
+static void test_blocks(void **state)
+{
+    (void)state;
+    memset(frame, 0, sizeof frame);
+    uint64_t s = what(FBE_NATIVE_REF_STRING, false, 0);
+    uint64_t b = what(FBE_NATIVE_REF_BLOCK, false, 4);
+    put32(8, 61); /* the 4-byte header does not fit */
+    expect(8, 0, s, FBE_BAD_OFFSET, 8);
+    expect(8, 0, b, FBE_BAD_OFFSET, 8);
+    put32(8, 40);
+    put32(40, 21); /* 44 + 21 > 64 */
+    expect(8, 0, s, FBE_BAD_LENGTH, 40);
+    put32(40, 6); /* 44 + 6 * 4 > 64 */
+    expect(8, 0, b, FBE_BAD_COUNT, 40);
+    put32(40, 5);
+    expect(8, 0, s, FBE_TRAVERSAL_LIMIT, 40);
+    expect(8, 0, b, FBE_TRAVERSAL_LIMIT, 40);
+    /* a count of 0 is still charged its 4-byte header */
+    put32(40, 0);
+    expect(8, 0, b, FBE_TRAVERSAL_LIMIT, 40);
+}
+
+/* Native code sends a string or block at offset 0 to its empty path, never
+ * here: should it, no check fails, and the answer is an error, not success. */
+static void test_nothing_failed(void **state)
+{
+    (void)state;
+    memset(frame, 0, sizeof frame);
+    expect(8, 0, what(FBE_NATIVE_REF_STRING, false, 0), FBE_UNSUPPORTED, 8);
+    expect(8, 0, what(FBE_NATIVE_REF_BLOCK, false, 1), FBE_UNSUPPORTED, 8);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_struct),
+        cmocka_unit_test(test_optional),
+        cmocka_unit_test(test_blocks),
+        cmocka_unit_test(test_nothing_failed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
