@@ -521,7 +521,7 @@ fbe_status interp_final_serialize(const fbe_type *type, const void *value, fbe_b
  * the rules of the final model, written once. */
 typedef sc_frd rd;
 
-/* The smallest final encoding of one value (node_min in the lowering: a fixed
+/* The smallest final encoding of one value (type_final_min in program.c: a fixed
  * node's size, a non-fixed struct's final_min, N times an array element's; clamped
  * at 2^32, above any count's room, so products stay in 64 bits). */
 

@@ -99,6 +99,39 @@ static interp_op scalar_op(uint32_t size)
 
 static uint32_t prog_final_min(lowering *L, interp_prog *p);
 
+/* The smallest final encoding of a value of type t, clamped at FBE_MIN_CLAMP:
+ * what a count check multiplies a count by. The one place this rule is
+ * written: a struct's is the sum of its fields' (struct_min gives it), a fixed
+ * value's its size, an array's N times its element's, an optional's its flag,
+ * the rest (strings, bytes, collections) their 4-byte length or count. */
+static uint64_t type_final_min(const fbe_ir_type *t,
+                               uint64_t (*struct_min)(void *ctx, const fbe_ir_struct *st),
+                               void *ctx)
+{
+    if (t->final_fixed)
+        return t->final_size;
+    switch (t->kind) {
+    case FBE_IR_STRUCT:
+        return struct_min(ctx, t->struct_type);
+    case FBE_IR_ARRAY: {
+        uint64_t m = (uint64_t)t->array_len * type_final_min(t->elem, struct_min, ctx);
+        return m > FBE_MIN_CLAMP ? FBE_MIN_CLAMP : m;
+    }
+    case FBE_IR_OPTIONAL:
+        return 1;
+    default:
+        return 4;
+    }
+}
+
+/* While lowering: a struct's minimum from its program (memoized). */
+static uint64_t lowering_struct_min(void *ctx, const fbe_ir_struct *st)
+{
+    lowering *L = ctx;
+    interp_prog *p = prog_for(L, st);
+    return p ? prog_final_min(L, p) : 0;
+}
+
 static void lower_type(lowering *L, const fbe_ir_type *t, interp_node *n)
 {
     memset(n, 0, sizeof *n);
@@ -107,7 +140,6 @@ static void lower_type(lowering *L, const fbe_ir_type *t, interp_node *n)
     n->final_fixed = t->final_fixed;
     n->final_size = t->final_size;
     n->host_size = t->host_size;
-    n->final_min = t->final_fixed ? t->final_size : 0;
     switch (t->kind) {
     case FBE_IR_BOOL:
         n->op = OP_BOOL;
@@ -115,7 +147,6 @@ static void lower_type(lowering *L, const fbe_ir_type *t, interp_node *n)
     case FBE_IR_STRING:
     case FBE_IR_BYTES:
         n->op = OP_STRING;
-        n->final_min = 4;
         break;
     case FBE_IR_STRUCT:
         n->op = OP_STRUCT;
@@ -131,7 +162,6 @@ static void lower_type(lowering *L, const fbe_ir_type *t, interp_node *n)
         }
         lower_type(L, t->elem, inner);
         n->elem = inner;
-        n->final_min = 1;
         if (t->elem->kind == FBE_IR_STRUCT) {
             n->op = OP_OPT_STRUCT;
             n->prog = inner->prog;
@@ -168,31 +198,14 @@ static void lower_type(lowering *L, const fbe_ir_type *t, interp_node *n)
             n->op = OP_MAP;
             n->entry_value_offset = t->host_entry_value_offset;
             n->entry_size = t->host_entry_size;
-            n->final_min = 4;
         } else {
             n->op = OP_SEQ;
-            n->final_min = 4;
         }
         break;
     }
     default: /* integers, floats, enums, flags, decimal, uuid, timestamp */
         n->op = (uint8_t)scalar_op(t->std_inline_size);
         break;
-    }
-}
-
-/* The smallest final encoding: bounds how many elements a count can claim. */
-static uint32_t node_final_min(lowering *L, const interp_node *n)
-{
-    switch (n->op) {
-    case OP_STRUCT:
-        return prog_final_min(L, (interp_prog *)n->prog);
-    case OP_ARRAY: {
-        uint64_t m = (uint64_t)n->count * node_final_min(L, n->elem);
-        return m > UINT32_MAX ? UINT32_MAX : (uint32_t)m;
-    }
-    default:
-        return n->final_min;
     }
 }
 
@@ -214,7 +227,7 @@ static uint32_t prog_final_min(lowering *L, interp_prog *p)
         from = base->field_count;
     }
     for (size_t f = from; f < p->field_count; f++)
-        sum += node_final_min(L, &p->fields[f].node);
+        sum += type_final_min(p->fields[f].node.ir, lowering_struct_min, L);
     p->final_min = sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
     L->min_state[i] = 2;
     return p->final_min;
@@ -286,7 +299,7 @@ static void derive_node(lowering *L, interp_node *n)
         n->std_const = true;
         n->std_extra = 0;
         n->final_depth = 0;
-        n->min_size = n->final_fixed ? n->final_size : n->final_min;
+        n->min_size = type_final_min(n->ir, lowering_struct_min, L);
         return;
     case OP_STRUCT: {
         interp_prog *p = (interp_prog *)n->prog;
@@ -298,7 +311,7 @@ static void derive_node(lowering *L, interp_node *n)
         n->std_const = done && p->std_size_steps.count == 0 && p->std_size_string_count == 0;
         n->std_extra = n->std_const ? p->std_const : 0;
         n->final_depth = n->final_fixed ? p->fixed_depth : 0;
-        n->min_size = n->final_fixed ? n->final_size : p->final_min;
+        n->min_size = type_final_min(n->ir, lowering_struct_min, L);
         return;
     }
     case OP_ARRAY: {
@@ -310,19 +323,14 @@ static void derive_node(lowering *L, interp_node *n)
                                   : elem->std_extra * n->count)
                            : 0;
         n->final_depth = n->final_fixed && n->count ? elem->final_depth : 0;
-        if (n->final_fixed) {
-            n->min_size = n->final_size;
-        } else {
-            uint64_t m = (uint64_t)n->count * elem->min_size;
-            n->min_size = m > FBE_MIN_CLAMP ? FBE_MIN_CLAMP : m;
-        }
+        n->min_size = type_final_min(n->ir, lowering_struct_min, L);
         return;
     }
     default: /* strings, optionals, collections: what they add depends on the value */
         n->std_const = false;
         n->std_extra = 0;
         n->final_depth = 0;
-        n->min_size = n->final_fixed ? n->final_size : n->final_min;
+        n->min_size = type_final_min(n->ir, lowering_struct_min, L);
         return;
     }
 }
@@ -863,24 +871,16 @@ fbe_codec *fbe_interp_create_image(const fbe_aot_image *image, const fbe_codec_o
     return fbe_interp_create_ir(image->packages, image->package_count, &o, status);
 }
 
+/* After lowering: a struct's minimum from the codec's program. */
+static uint64_t codec_struct_min(void *ctx, const fbe_ir_struct *st)
+{
+    const interp_prog *p = interp_prog_for(ctx, st);
+    return p ? p->final_min : 0;
+}
+
 uint64_t fbe_interp_final_min(const fbe_codec *codec, const fbe_ir_type *t)
 {
-    if (t->final_fixed)
-        return t->final_size;
-    switch (t->kind) {
-    case FBE_IR_STRUCT: {
-        const interp_prog *p = interp_prog_for(codec, t->struct_type);
-        return p ? p->final_min : 0;
-    }
-    case FBE_IR_ARRAY: {
-        uint64_t m = (uint64_t)t->array_len * fbe_interp_final_min(codec, t->elem);
-        return m > FBE_MIN_CLAMP ? FBE_MIN_CLAMP : m;
-    }
-    case FBE_IR_OPTIONAL:
-        return 1;
-    default: /* string, bytes, collections */
-        return 4;
-    }
+    return type_final_min(t, codec_struct_min, (void *)codec);
 }
 
 uint32_t fbe_interp_fixed_height(const fbe_codec *codec, const fbe_ir_type *t)

@@ -53,7 +53,6 @@ typedef struct interp_node {
     bool std_const;
     uint32_t std_size;          /* standard inline size */
     uint32_t final_size;        /* final size when final_fixed */
-    uint32_t final_min;         /* smallest final encoding (leaves only, see min_size) */
     /* final_fixed only: how many struct levels the value spans (0: none, so only
      * its bounds can fail; see final.c v_fixed_depth) */
     uint32_t final_depth;
