@@ -81,6 +81,9 @@ typedef struct jit_emit {
      * address jit_host_ptr() gives; AOT objects, which have no interpreter,
      * keep native paths for them (jit/emit_std_read.c). */
     bool older_to_interp;
+    /* An allocation of the lowering failed: the functions are still well
+     * formed (unchunked, or returning NOMEM), and the module is refused. */
+    bool out_of_memory;
 } jit_emit;
 
 /* ---- functions and blocks ---- */

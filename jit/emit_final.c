@@ -445,8 +445,11 @@ static LLVMValueRef *range_children(fin *F, const fbe_ir_struct *st, LLVMValueRe
     size_t span = jit_chunk_span(lo, hi, jit_chunks.write_fields);
     *k = (hi - lo + span - 1) / span;
     LLVMValueRef *fns = calloc(*k, sizeof *fns);
-    if (!fns)
-        abort(); /* as the other chunk builders */
+    if (!fns) { /* a leaf, well formed; the module is refused */
+        F->e->out_of_memory = true;
+        *k = 0;
+        return NULL;
+    }
     for (size_t c = 0; c < *k; c++) {
         size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
         fns[c] = jit_chunk_fn(F->e, LLVMGlobalGetValueType(fn), what, st, a, b);
@@ -1296,8 +1299,11 @@ static void define_walk_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, 
         w.vfail = jit_block(e, "vfail");
     } else {
         w.zf = calloc(n + 1, sizeof *w.zf);
-        if (!w.zf)
-            abort();
+        if (!w.zf) { /* well formed; the module is refused */
+            e->out_of_memory = true;
+            LLVMBuildRet(e->b, neg_status(e, FBE_NOMEM));
+            return;
+        }
         for (size_t k = 0; k <= n; k++)
             w.zf[k] = jit_block(e, "zero");
     }
@@ -1363,8 +1369,13 @@ static void define_walk_node(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, i
     size_t span = jit_chunk_span(lo, hi, jit_chunks.fields), k = (hi - lo + span - 1) / span;
     LLVMValueRef *fns = calloc(k, sizeof *fns);
     LLVMBasicBlockRef *zero = calloc(k + 1, sizeof *zero);
-    if (!fns || !zero)
-        abort(); /* as define_walk_range */
+    if (!fns || !zero) { /* one leaf, well formed; the module is refused */
+        free(fns);
+        free(zero);
+        e->out_of_memory = true;
+        define_walk_range(F, st, fn, mode, lo, hi, base);
+        return;
+    }
     LLVMTypeRef t = LLVMGlobalGetValueType(fn);
     for (size_t c = 0; c < k; c++) {
         size_t a = lo + c * span, b = a + span < hi ? a + span : hi;

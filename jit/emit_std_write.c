@@ -438,8 +438,11 @@ static LLVMValueRef *write_children(jit_emit *e, const fbe_ir_struct *st, LLVMVa
     size_t span = jit_chunk_span(lo, hi, jit_chunks.write_fields);
     *k = (hi - lo + span - 1) / span;
     LLVMValueRef *fns = calloc(*k, sizeof *fns);
-    if (!fns)
-        abort();
+    if (!fns) { /* a node without children: well formed, and the module is refused */
+        e->out_of_memory = true;
+        *k = 0;
+        return NULL;
+    }
     for (size_t c = 0; c < *k; c++) {
         size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
         fns[c] = jit_chunk_fn(e, LLVMGlobalGetValueType(fn), size ? "std_size" : "std_write", st, a, b);

@@ -325,6 +325,10 @@ bool jit_module_lower(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm
         set_err(err, err_size, "lowering failed", NULL);
         ok = false;
     }
+    if (ok && e->out_of_memory) {
+        set_err(err, err_size, "out of memory", NULL);
+        ok = false;
+    }
     if (ok && e->name_clash[0]) {
         set_err(err, err_size, "two entry points have the same symbol name (two types share a C name)",
                 e->name_clash);
