@@ -333,29 +333,40 @@ static void load_state(rd *r, LLVMValueRef fn)
  * *info, reads the reported struct and field): telling LLVM so at the call
  * keeps the state it could otherwise read (ctx escapes to the out-of-line
  * paths) out of memory on the hot path. */
-static void report_call(jit_emit *e, LLVMValueRef *args)
+/* The call touches only what its arguments point to: memory(argmem: mod_ref),
+ * MemoryEffects' ArgMem bits (1 read, 3 read and write). */
+static void argmem_only(jit_emit *e, LLVMValueRef call, unsigned mod_ref)
 {
-    LLVMValueRef call = LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
-    /* memory(argmem: readwrite): MemoryEffects bits, ArgMem location, ModRef = 3 */
     unsigned kind = LLVMGetEnumAttributeKindForName("memory", 6);
     LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
-                             LLVMCreateEnumAttribute(e->ctx, kind, 3));
+                             LLVMCreateEnumAttribute(e->ctx, kind, mod_ref));
 }
 
-/* status = code; report; goto fail. Ends the current block. Every failing check
- * has its own cold block with its own report call: a shared report block would
- * need its arguments as phis, set on the hot path before every branch to it. */
-static void fail_with(rd *r, fbe_status code, LLVMValueRef pos, LLVMBasicBlockRef fail)
+static void report_call(jit_emit *e, LLVMValueRef *args)
+{
+    argmem_only(e, LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, ""), 3);
+}
+
+/* status (i32) stored; reported at pos (verify); goto fail. Ends the current
+ * block. */
+static void fail_status(rd *r, LLVMValueRef status, LLVMValueRef pos, LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
-    LLVMBuildStore(e->b, jit_i32(e, code), r->status);
+    LLVMBuildStore(e->b, status, r->status);
     if (r->report) {
-        LLVMValueRef args[] = {r->info, jit_i32(e, code), pos,
-                               r->rep ? r->rep : jit_host_ptr(e, r->st), jit_host_ptr(e, r->field)};
+        LLVMValueRef args[] = {r->info, status, pos, r->rep ? r->rep : jit_host_ptr(e, r->st),
+                               jit_host_ptr(e, r->field)};
         report_call(e, args);
         fail = r->ret_bb;
     }
     LLVMBuildBr(e->b, fail);
+}
+
+/* A failing check with a status of its own (the frame, allocation): its own
+ * cold block and report call, whose arguments are constants there. */
+static void fail_with(rd *r, fbe_status code, LLVMValueRef pos, LLVMBasicBlockRef fail)
+{
+    fail_status(r, jit_i32(r->e, code), pos, fail);
 }
 
 /* if (cond) fail with code at pos. */
@@ -461,19 +472,9 @@ static void ref_rare(rd *r, LLVMBasicBlockRef rare, unsigned kind, uint32_t arg,
     LLVMValueRef args[] = {r->data, r->size, pos, base, what};
     LLVMValueRef res = LLVMBuildCall2(e->b, r->ref_rare_t, r->ref_rare, args, 5, "");
     LLVMSetInstructionCallConv(res, 14 /* preserve_mostcc */);
-    /* memory(argmem: read): it only reads the frame (MemoryEffects, ArgMem = Ref) */
-    unsigned memory = LLVMGetEnumAttributeKindForName("memory", 6);
-    LLVMAddCallSiteAttribute(res, LLVMAttributeFunctionIndex,
-                             LLVMCreateEnumAttribute(e->ctx, memory, 1));
-    LLVMValueRef status = LLVMBuildTrunc(e->b, LLVMBuildExtractValue(e->b, res, 0, ""), e->i32, "");
-    LLVMBuildStore(e->b, status, r->status);
-    if (r->report) {
-        LLVMValueRef rargs[] = {r->info, status, LLVMBuildExtractValue(e->b, res, 1, ""),
-                                r->rep ? r->rep : jit_host_ptr(e, r->st), jit_host_ptr(e, r->field)};
-        report_call(e, rargs);
-        fail = r->ret_bb;
-    }
-    LLVMBuildBr(e->b, fail);
+    argmem_only(e, res, 1); /* it only reads the frame */
+    fail_status(r, LLVMBuildTrunc(e->b, LLVMBuildExtractValue(e->b, res, 0, ""), e->i32, ""),
+                LLVMBuildExtractValue(e->b, res, 1, ""), fail);
     jit_position(e, saved);
 }
 

@@ -72,7 +72,8 @@ static bool entries_of_object(jit_unit *u, size_t type_count)
     }
     if (it)
         LLVMDisposeSymbolIterator(it);
-    u->entries = ok ? malloc(sizeof *u->entries * (type_count * 2 + 1)) : NULL; /* at most 2 ops */
+    u->entries = ok ? malloc(sizeof *u->entries * (type_count * jit_unit_op_count(u->unit) + 1))
+                    : NULL;
     ok = ok && u->entries;
     if (ok)
         qsort(names, count, sizeof *names, by_name);
