@@ -141,6 +141,19 @@ LLVMValueRef jit_begin_function(jit_emit *e, LLVMValueRef fn)
     return fn;
 }
 
+void jit_fn_attr(jit_emit *e, LLVMValueRef fn, const char *name)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(e->ctx, kind, 0));
+}
+
+LLVMValueRef jit_runtime_fn(jit_emit *e, const char *name, LLVMTypeRef type)
+{
+    LLVMValueRef fn = LLVMAddFunction(e->mod, name, type);
+    jit_fn_attr(e, fn, "cold");
+    return fn;
+}
+
 LLVMBasicBlockRef jit_block(jit_emit *e, const char *name)
 {
     return LLVMAppendBasicBlockInContext(e->ctx, e->fn, name);

@@ -92,6 +92,11 @@ typedef struct jit_emit {
 LLVMValueRef jit_begin_function(jit_emit *e, LLVMValueRef fn);
 LLVMValueRef jit_declare(jit_emit *e, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
                          unsigned n, bool external);
+/* Adds the enum attribute `name` (e.g. "cold", "noinline") to a function. */
+void jit_fn_attr(jit_emit *e, LLVMValueRef fn, const char *name);
+/* Declares a runtime function native code calls on a cold path (jit/helpers.c
+ * gives its address; an AOT object links it from fbe_runtime). */
+LLVMValueRef jit_runtime_fn(jit_emit *e, const char *name, LLVMTypeRef type);
 LLVMBasicBlockRef jit_block(jit_emit *e, const char *name);
 void jit_position(jit_emit *e, LLVMBasicBlockRef bb);
 

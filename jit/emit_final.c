@@ -28,10 +28,13 @@
  * interpreter's note_field() unwinding attributes it.
  *
  * Specialisations:
- *   - a run of final_fixed fields (scalars, fixed structs and arrays) and the
- *     header of the next field (string length, count, optional flag) are
- *     bounds-checked once; if that fails, a cold path walks the same fields one
- *     by one to find and report the interpreter's exact failure;
+ *   - a run of fields that are fixed and hold no struct level (scalars and
+ *     arrays of them: fbe_interp_final_plain) and the header of the next field
+ *     (string length, count, optional flag) are bounds-checked once; if that
+ *     fails, the runtime's copy of the rule (fbe_native_final_run_verify /
+ *     _read, static_c.h sc_frun_short, what `fbec c` calls too) finds the
+ *     field a one-by-one walk fails at, reports it or reads the fields before
+ *     it and zeroes the rest;
  *   - the struct levels inside a fixed value are depth-checked with one compare
  *     against their static height (cold path: the interpreter's pre-order walk);
  *   - counts are checked against the remaining bytes before anything is
@@ -62,6 +65,8 @@ typedef struct fin {
     uint64_t *trailing;     /* per struct: trailing_fixed */
     LLVMValueRef decode_alloc; /* fbe_decode_alloc */
     LLVMTypeRef decode_alloc_t;
+    LLVMValueRef run_verify, run_read; /* fbe_native_final_run_verify / _read */
+    LLVMTypeRef run_verify_t, run_read_t;
 } fin;
 
 /* ---- the IR, classified ---------------------------------------------------------- */
@@ -221,12 +226,6 @@ static LLVMValueRef bool_byte(jit_emit *e, LLVMValueRef p)
 {
     LLVMValueRef v = icmp(e, LLVMIntNE, jit_load(e, e->i8, p, 0), jit_i8(e, 0));
     return LLVMBuildZExt(e->b, v, e->i8, "");
-}
-
-static void add_attr(jit_emit *e, LLVMValueRef fn, const char *name)
-{
-    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
-    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(e->ctx, kind, 0));
 }
 
 /* memcpy(dst, src, len) for a run-time len: strings are short, so up to 16 bytes
@@ -772,12 +771,13 @@ typedef struct walk {
     const fbe_ir_struct *st; /* the struct being walked: errors are attributed to it */
     size_t fi;               /* and to this field */
     LLVMValueRef data, end, ctx, left;
+    LLVMValueRef rep;        /* verify: the struct failures are reported against */
     LLVMValueRef pos;        /* alloca i64, frame-relative */
     LLVMValueRef st_slot;    /* alloca i64: -status of the failure */
     LLVMValueRef at_slot, field_slot; /* verify: where, which field */
     LLVMBasicBlockRef vfail;          /* verify: report and return */
     LLVMBasicBlockRef *zf;            /* read: zf[k - lo] zeroes fields k.. and returns */
-    size_t lo;                        /* the first field walked (chunks: emit.h) */
+    size_t lo, hi;                    /* the fields walked (chunks: emit.h) */
 } walk;
 
 static LLVMValueRef w_pos(walk *w)
@@ -1182,11 +1182,32 @@ static void w_value(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32_t pr
     }
 }
 
-/* The fields of a non-fixed struct. A run of fixed fields and the header of the
- * field after it are bounds-checked at once; the cold path redoes them one by one
- * to find the interpreter's failure. */
-/* Fields [lo, n) of st. A run ending at n checks no header with it: the next
- * chunk's first field checks its own, with the same status and position. */
+/* A run [a, b) of st and the header bytes after it did not fit at pos0: the
+ * runtime finds the first field that does not (static_c.h sc_frun_short, the
+ * rule `fbec c` follows too) and reports it (verify), or reads the fields
+ * before it and zeroes the rest of the walk's fields (read). The status
+ * returned is a constant: where this function is inlined, the caller knows the
+ * walk failed, so nothing it holds lives across the call (the call's result
+ * cost README final verify 173 instead of 152 instructions). */
+static void w_run_short(walk *w, const fbe_ir_struct *st, size_t a, size_t b, LLVMValueRef pos0,
+                        LLVMValueRef dst)
+{
+    jit_emit *e = w->e;
+    LLVMValueRef run = jit_host_ptr(e, &st->fields[a]), n = jit_i64(e, b - a);
+    if (w->mode == M_VERIFY) {
+        LLVMValueRef args[] = {w->ctx, w->end, pos0, run, n, w->rep};
+        call(e, w->F->run_verify, args, 6);
+    } else {
+        LLVMValueRef args[] = {w->data, w->end, pos0, dst, run, n, jit_i64(e, w->hi - a)};
+        call(e, w->F->run_read, args, 7);
+    }
+    LLVMBuildRet(e->b, neg_status(e, FBE_TRUNCATED));
+}
+
+/* Fields [lo, n) of st. A run of plain fields (fbe_interp_final_plain) and the
+ * header of the field after it are bounds-checked at once (w_run_short when
+ * that fails). A run ending at n checks no header with it: the next chunk's
+ * first field checks its own, with the same status and position. */
 static void w_fields(walk *w, const fbe_ir_struct *st, size_t lo, size_t n, LLVMValueRef dst)
 {
     jit_emit *e = w->e;
@@ -1194,48 +1215,24 @@ static void w_fields(walk *w, const fbe_ir_struct *st, size_t lo, size_t n, LLVM
     while (a < n) {
         size_t b = a;
         uint64_t sum = 0;
-        while (b < n && st->fields[b].type->final_fixed)
+        while (b < n && fbe_interp_final_plain(e->codec, st->fields[b].type))
             sum += st->fields[b++].type->final_size;
         uint32_t h = b < n ? header_size(st->fields[b].type) : 0;
         if (b > a || h > 0) {
             LLVMValueRef pos0 = w_pos(w);
             LLVMBasicBlockRef cold = jit_block(e, "run.cold"), hot = jit_block(e, "run.hot");
-            LLVMBasicBlockRef join = jit_block(e, "run.join");
             LLVMBuildCondBr(e->b, jit_unlikely(e, w_past(w, pos0, sum + h)), cold, hot);
-
+            jit_position(e, cold);
+            w_run_short(w, st, a, b, pos0, dst);
             jit_position(e, hot);
             uint64_t off = 0;
-            if (w->mode == M_READ) {
-                for (size_t k = a; k < b; k++) {
-                    const fbe_ir_field *fd = &st->fields[k];
-                    copy_fixed(w->F, fd->type, jit_gep(e, w->data, addc(e, pos0, off)),
-                               jit_gep_c(e, dst, fd->host_offset));
-                    off += fd->type->final_size;
-                }
-            }
-            off = 0;
-            for (size_t k = a; k < b; k++) {
-                w->fi = k;
-                w_fixed_depth(w, st->fields[k].type, addc(e, pos0, off));
-                off += st->fields[k].type->final_size;
+            for (size_t k = a; k < b && w->mode == M_READ; k++) {
+                const fbe_ir_field *fd = &st->fields[k];
+                copy_fixed(w->F, fd->type, jit_gep(e, w->data, addc(e, pos0, off)),
+                           jit_gep_c(e, dst, fd->host_offset));
+                off += fd->type->final_size;
             }
             w_set_pos(w, addc(e, pos0, sum));
-            LLVMBuildBr(e->b, join);
-
-            jit_position(e, cold);
-            for (size_t k = a; k < b; k++) {
-                w->fi = k;
-                w_value(w, st->fields[k].type,
-                        w->mode == M_READ ? jit_gep_c(e, dst, st->fields[k].host_offset) : NULL, 0,
-                        false);
-            }
-            if (h > 0) {
-                w->fi = b;
-                LLVMValueRef pos = w_pos(w);
-                w_check(w, w_past(w, pos, h), FBE_TRUNCATED, pos);
-            }
-            LLVMBuildBr(e->b, join);
-            jit_position(e, join);
         }
         if (b < n) {
             const fbe_ir_field *fd = &st->fields[b];
@@ -1274,13 +1271,14 @@ static void define_walk_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, 
 {
     jit_emit *e = F->e;
     jit_begin_function(e, fn);
-    walk w = {.F = F, .e = e, .mode = mode, .st = st, .lo = lo};
+    walk w = {.F = F, .e = e, .mode = mode, .st = st, .lo = lo, .hi = hi};
     w.data = LLVMGetParam(fn, 0);
     w.end = LLVMGetParam(fn, 1);
     w.ctx = LLVMGetParam(fn, 2);
     LLVMValueRef pos0 = LLVMGetParam(fn, 3);
     LLVMValueRef dst = mode == M_READ ? LLVMGetParam(fn, 4) : NULL;
     w.left = LLVMGetParam(fn, mode == M_READ ? 5 : 4);
+    w.rep = mode == M_VERIFY ? LLVMGetParam(fn, 5) : NULL;
     if (st->final_fixed) { /* everything was checked by the caller */
         if (mode == M_READ) {
             LLVMValueRef args[] = {jit_gep(e, w.data, pos0), dst};
@@ -1320,7 +1318,7 @@ static void define_walk_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, 
         jit_position(e, w.vfail);
         LLVMValueRef status = load64(e, w.st_slot);
         LLVMValueRef args[] = {w.ctx, LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, status, ""), e->i32, ""),
-                               load64(e, w.at_slot), LLVMGetParam(fn, 5),
+                               load64(e, w.at_slot), w.rep,
                                LLVMBuildLoad2(e->b, e->ptr, w.field_slot, "")};
         LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
         LLVMBuildRet(e->b, status);
@@ -1690,6 +1688,12 @@ bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
 {
     fin F = {.e = e};
     F.decode_alloc = jit_decode_alloc_fn(e, &F.decode_alloc_t);
+    LLVMTypeRef rv[] = {e->ptr, e->i64, e->i64, e->ptr, e->i64, e->ptr};
+    F.run_verify_t = LLVMFunctionType(e->void_t, rv, 6, 0);
+    F.run_verify = jit_runtime_fn(e, "fbe_native_final_run_verify", F.run_verify_t);
+    LLVMTypeRef rr[] = {e->ptr, e->i64, e->i64, e->ptr, e->ptr, e->i64, e->i64};
+    F.run_read_t = LLVMFunctionType(e->void_t, rr, 7, 0);
+    F.run_read = jit_runtime_fn(e, "fbe_native_final_run_read", F.run_read_t);
     F.depth_fn = calloc(e->count + 1, sizeof *F.depth_fn);
     F.copy_fn = calloc(e->count + 1, sizeof *F.copy_fn);
     F.reach = calloc(e->count + 1, sizeof *F.reach);
@@ -1742,7 +1746,7 @@ bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
             LLVMTypeRef depth_p[] = {e->ptr, e->i64, e->i64, e->ptr};
             snprintf(name, sizeof name, "final_depth.%s", st->c_name);
             F.depth_fn[i] = jit_declare(e, name, e->i64, depth_p, 4, false);
-            add_attr(e, F.depth_fn[i], "cold");
+            jit_fn_attr(e, F.depth_fn[i], "cold");
             LLVMTypeRef copy_p[] = {e->ptr, e->ptr};
             snprintf(name, sizeof name, "final_copy.%s", st->c_name);
             F.copy_fn[i] = jit_declare(e, name, e->void_t, copy_p, 2, false);

@@ -1423,7 +1423,6 @@ static bool chunked(const fbe_ir_struct *st)
     return true;
 }
 
-static void add_fn_attr(jit_emit *e, LLVMValueRef fn, const char *name);
 static void mark_noalias(jit_emit *e, LLVMValueRef fn, unsigned param);
 
 static LLVMValueRef chunk_fn(rd *r, const fbe_ir_struct *st, bool reading, size_t lo, size_t hi)
@@ -1758,12 +1757,6 @@ static unsigned struct_weight(weigh *w, const fbe_ir_struct *st)
     return w->weight[i];
 }
 
-static void add_fn_attr(jit_emit *e, LLVMValueRef fn, const char *name)
-{
-    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
-    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(e->ctx, kind, 0));
-}
-
 static void mark_noalias(jit_emit *e, LLVMValueRef fn, unsigned param)
 {
     unsigned kind = LLVMGetEnumAttributeKindForName("noalias", 7);
@@ -1816,19 +1809,12 @@ static bool ctx_matches_runtime(rd *r)
 /* An older writer's path (AOT objects): out of line, cold, not optimized. */
 static void cold_older(jit_emit *e, LLVMValueRef fn)
 {
-    add_fn_attr(e, fn, "noinline");
-    add_fn_attr(e, fn, "cold");
-    add_fn_attr(e, fn, "optnone");
+    jit_fn_attr(e, fn, "noinline");
+    jit_fn_attr(e, fn, "cold");
+    jit_fn_attr(e, fn, "optnone");
 }
 
 /* A runtime function native code calls on a rare path. */
-static LLVMValueRef runtime_fn(jit_emit *e, const char *name, LLVMTypeRef type)
-{
-    LLVMValueRef fn = LLVMAddFunction(e->mod, name, type);
-    add_fn_attr(e, fn, "cold");
-    return fn;
-}
-
 /* The rare blocks call fbe_native_std_ref through a thunk that preserves the
  * caller's registers (preserve_mostcc): with the C convention the values the
  * failure paths need must survive a call, which moved them out of the
@@ -1839,9 +1825,9 @@ static LLVMValueRef ref_rare_thunk(jit_emit *e, LLVMValueRef target, LLVMTypeRef
     LLVMValueRef fn = LLVMAddFunction(e->mod, "fbe.std_ref", type);
     LLVMSetLinkage(fn, LLVMInternalLinkage);
     LLVMSetFunctionCallConv(fn, 14 /* preserve_mostcc */);
-    add_fn_attr(e, fn, "noinline");
-    add_fn_attr(e, fn, "cold");
-    add_fn_attr(e, fn, "nounwind");
+    jit_fn_attr(e, fn, "noinline");
+    jit_fn_attr(e, fn, "cold");
+    jit_fn_attr(e, fn, "nounwind");
     LLVMBuilderRef b = LLVMCreateBuilderInContext(e->ctx);
     LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(e->ctx, fn, "entry"));
     LLVMValueRef args[5];
@@ -1868,19 +1854,19 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
     if (e->older_to_interp && ctx_matches_runtime(&r)) {
         LLVMTypeRef iv[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->i64, e->ptr};
         r.interp_verify_t = LLVMFunctionType(e->i64, iv, 7, 0);
-        r.interp_verify = runtime_fn(e, "fbe_interp_std_verify_older", r.interp_verify_t);
+        r.interp_verify = jit_runtime_fn(e, "fbe_interp_std_verify_older", r.interp_verify_t);
         LLVMTypeRef ir[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->ptr, e->i64, e->ptr, e->ptr};
         r.interp_read_t = LLVMFunctionType(r.read_ret_t, ir, 9, 0);
-        r.interp_read = runtime_fn(e, "fbe_interp_std_read_older", r.interp_read_t);
+        r.interp_read = jit_runtime_fn(e, "fbe_interp_std_read_older", r.interp_read_t);
         LLVMTypeRef ip[] = {e->ptr, e->i64, e->i64, e->i32, e->i64,
                             e->i32, e->i64, e->ptr, e->i32, e->i32};
         r.interp_precheck_t = LLVMFunctionType(e->i64, ip, 10, 0);
-        r.interp_precheck = runtime_fn(e, "fbe_interp_std_precheck", r.interp_precheck_t);
+        r.interp_precheck = jit_runtime_fn(e, "fbe_interp_std_precheck", r.interp_precheck_t);
     }
     LLVMTypeRef rr[] = {e->ptr, e->i64, e->i64, e->i64, e->i64};
     LLVMTypeRef two[] = {e->i64, e->i64};
     r.ref_rare_t = LLVMFunctionType(LLVMStructTypeInContext(e->ctx, two, 2, 0), rr, 5, 0);
-    r.ref_rare = ref_rare_thunk(e, runtime_fn(e, "fbe_native_std_ref", r.ref_rare_t), r.ref_rare_t);
+    r.ref_rare = ref_rare_thunk(e, jit_runtime_fn(e, "fbe_native_std_ref", r.ref_rare_t), r.ref_rare_t);
     r.native_verify = verify || !r.interp_verify;
     size_t n = e->count;
     r.vpartial = calloc(n + 1, sizeof *r.vpartial);
@@ -1915,7 +1901,7 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
                 cold_older(e, r.vpartial[i]);
             }
             if (r.inl[i] && leafy[i])
-                add_fn_attr(e, f->std_verify, "alwaysinline");
+                jit_fn_attr(e, f->std_verify, "alwaysinline");
             if (verify)
                 jit_declare_entry(e, i, FBE_STANDARD, FBE_OP_VERIFY);
         }
@@ -1930,7 +1916,7 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
                 cold_older(e, r.rpartial[i]);
             }
             if (r.inl[i] && leafy[i])
-                add_fn_attr(e, f->std_read, "alwaysinline");
+                jit_fn_attr(e, f->std_read, "alwaysinline");
             jit_declare_entry(e, i, FBE_STANDARD, FBE_OP_DESERIALIZE);
         }
     }

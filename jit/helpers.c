@@ -17,6 +17,8 @@ static const jit_helper helpers[] = {
     {"fbe_interp_std_read_older", 0},
     {"fbe_interp_std_precheck", 0},
     {"fbe_native_std_ref", 0},
+    {"fbe_native_final_run_verify", 0},
+    {"fbe_native_final_run_read", 0},
     {"memcpy", 0},
     {"memmove", 0},
     {"memset", 0},
@@ -39,9 +41,11 @@ static void fill(void)
     addresses[6] = (const void *)(uintptr_t)fbe_interp_std_read_older;
     addresses[7] = (const void *)(uintptr_t)fbe_interp_std_precheck;
     addresses[8] = (const void *)(uintptr_t)fbe_native_std_ref;
-    addresses[9] = (const void *)(uintptr_t)memcpy;
-    addresses[10] = (const void *)(uintptr_t)memmove;
-    addresses[11] = (const void *)(uintptr_t)memset;
+    addresses[9] = (const void *)(uintptr_t)fbe_native_final_run_verify;
+    addresses[10] = (const void *)(uintptr_t)fbe_native_final_run_read;
+    addresses[11] = (const void *)(uintptr_t)memcpy;
+    addresses[12] = (const void *)(uintptr_t)memmove;
+    addresses[13] = (const void *)(uintptr_t)memset;
     for (size_t i = 0; i < HELPER_COUNT; i++) {
         filled[i].name = helpers[i].name;
         filled[i].address = (uint64_t)(uintptr_t)addresses[i];

@@ -45,3 +45,20 @@ fbe_native_failure fbe_native_std_ref(const uint8_t *data, uint64_t size, uint64
         return (fbe_native_failure){FBE_UNSUPPORTED, pos};
     return (fbe_native_failure){st, r.err_pos};
 }
+
+void fbe_native_final_run_verify(fbe_verify_info *info, uint64_t end, uint64_t pos,
+                                 const fbe_ir_field *run, uint64_t n, const fbe_ir_struct *rep)
+{
+    uint64_t at;
+    size_t k = sc_frun_short(run, n, end - pos, &at);
+    fbe_jit_verify_fail(info, FBE_TRUNCATED, pos + at, rep, &run[k]);
+}
+
+void fbe_native_final_run_read(const uint8_t *data, uint64_t end, uint64_t pos, uint8_t *dst,
+                               const fbe_ir_field *run, uint64_t n, uint64_t zero)
+{
+    uint64_t at;
+    size_t k = sc_frun_short(run, n, end - pos, &at);
+    sc_frun_copy(dst, data + pos, run, k);
+    sc_zero_fields(dst, run, k, zero);
+}

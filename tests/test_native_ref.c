@@ -2,8 +2,10 @@
  * of a reference failed, with the status and position docs/codec.md documents
  * (the offset that is wrong, the body's size or type field, the block's
  * length or count field, the offset of a too-deep body, the region the budget
- * ran out on). Frames are written byte by byte here; expected positions are
- * counted by hand. */
+ * ran out on). And fbe_native_final_run_*, the rare path of a final-model run
+ * that does not fit: the field a one-by-one walk stops at, what is read before
+ * it and what is zeroed. Frames are written byte by byte here; expected
+ * positions are counted by hand. */
 #include <string.h>
 
 #include "native_helpers.h"
@@ -104,9 +106,81 @@ static void test_nothing_failed(void **state)
     expect(8, 0, what(FBE_NATIVE_REF_BLOCK, false, 1), FBE_UNSUPPORTED, 8);
 }
 
+/* Final model: a run of a (4 bytes), b (bool), c (bool[3]), d (8 bytes), then
+ * the string s whose 4-byte length native code checks with them: 20 bytes from
+ * 8 on. */
+static const char run_schema[] = "package t\n"
+                                 "struct R { int32 a; bool b; bool[3] c; int64 d; string s; }\n";
+
+static void expect_run_verify(const fbe_ir_struct *st, uint64_t end, size_t field, uint64_t at)
+{
+    fbe_verify_info info;
+    memset(&info, 0, sizeof info);
+    fbe_native_final_run_verify(&info, end, 8, st->fields, 4, st);
+    assert_int_equal(info.status, FBE_TRUNCATED);
+    assert_int_equal(info.offset, at);
+    assert_ptr_equal(info.type, st);
+    assert_ptr_equal(info.field, &st->fields[field]);
+}
+
+static void test_final_run_verify(void **state)
+{
+    (void)state;
+    fbe_schema *schema = load_text_ok(run_schema);
+    const fbe_ir_struct *st = fbe_schema_find_struct(schema, "t.R");
+    assert_non_null(st);
+    expect_run_verify(st, 11, 0, 8);  /* a needs 8..12 */
+    expect_run_verify(st, 12, 1, 12); /* b needs 12 */
+    expect_run_verify(st, 15, 2, 13); /* c needs 13..16 */
+    expect_run_verify(st, 23, 3, 16); /* d needs 16..24 */
+    expect_run_verify(st, 27, 4, 24); /* all fit: s's length at 24 does not */
+    fbe_native_final_run_verify(NULL, 11, 8, st->fields, 4, st); /* no info: no report */
+    fbe_schema_free(schema);
+}
+
+/* The fields that fit are read (bools as 0/1), the rest of the walk's fields
+ * are zero, fields past the walk are left alone. */
+static void test_final_run_read(void **state)
+{
+    (void)state;
+    fbe_schema *schema = load_text_ok(run_schema);
+    const fbe_ir_struct *st = fbe_schema_find_struct(schema, "t.R");
+    assert_non_null(st);
+    const fbe_ir_field *f = st->fields;
+    memset(frame, 0, sizeof frame);
+    put32(8, 0x01020304);
+    frame[12] = 7;
+    frame[13] = 0, frame[14] = 9, frame[15] = 1;
+    memset(frame + 16, 0x55, 8);
+    uint8_t host[128];
+    assert_true(st->host_size <= sizeof host);
+    memset(host, 0xAA, sizeof host);
+    fbe_native_final_run_read(frame, 23, 8, host, f, 4, 5); /* d does not fit */
+    int32_t a;
+    memcpy(&a, host + f[0].host_offset, 4);
+    assert_int_equal(a, 0x01020304);
+    assert_int_equal(host[f[1].host_offset], 1);
+    assert_int_equal(host[f[2].host_offset], 0);
+    assert_int_equal(host[f[2].host_offset + 1], 1);
+    assert_int_equal(host[f[2].host_offset + 2], 1);
+    for (size_t i = 0; i < 8; i++)
+        assert_int_equal(host[f[3].host_offset + i], 0);
+    for (size_t i = 0; i < 16; i++)
+        assert_int_equal(host[f[4].host_offset + i], 0);
+
+    memset(host, 0xAA, sizeof host);
+    fbe_native_final_run_read(frame, 11, 8, host, f, 4, 2); /* nothing fits; zero a, b only */
+    assert_int_equal(host[f[0].host_offset], 0);
+    assert_int_equal(host[f[1].host_offset], 0);
+    assert_int_equal(host[f[2].host_offset], 0xAA);
+    fbe_schema_free(schema);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_final_run_verify),
+        cmocka_unit_test(test_final_run_read),
         cmocka_unit_test(test_struct),
         cmocka_unit_test(test_optional),
         cmocka_unit_test(test_blocks),

@@ -36,7 +36,7 @@
 /* Fixed and only its bounds can fail (scalars, arrays of them). */
 static bool skip(const gc *g, const fbe_ir_type *t)
 {
-    return t->final_fixed && fbe_interp_fixed_height(g->interp, t) == 0;
+    return fbe_interp_final_plain(g->interp, t);
 }
 
 /* Bytes of one entry of a map whose key and value are both final_fixed. */
@@ -454,20 +454,6 @@ static void verify_fields(gc *g, size_t k, const char *rt, const char *rf)
         gc_printf(g, "    p = s%zu_fvf(r, p, depth, %s); /* the inherited fields */\n"
                      "    if (!p)\n        return NULL;\n",
                   gc_struct_index(g, b), rt);
-    bool sizes = false;
-    for (size_t i = own; i < st->field_count && !sizes; i++)
-        sizes = skip(g, st->fields[i].type);
-    if (sizes) { /* the own fields' final sizes: sizes[i - own] is field i's */
-        gc_printf(g, "    static const uint32_t sizes[%zu] = {", st->field_count - own);
-        for (size_t i = own; i < st->field_count; i++)
-            gc_printf(g, "%s%" PRIu32, i > own ? ", " : "", st->fields[i].type->final_size);
-        gc_printf(g, "};\n");
-    }
-    char runf[48];
-    if (own)
-        snprintf(runf, sizeof runf, "%s + %zu", rf, own);
-    else
-        snprintf(runf, sizeof runf, "%s", rf);
     for (size_t i = own; i < st->field_count;) {
         const fbe_ir_field *f = &st->fields[i];
         const fbe_ir_type *t = f->type;
@@ -479,10 +465,10 @@ static void verify_fields(gc *g, size_t k, const char *rt, const char *rf)
             if (run)
                 gc_printf(g,
                           "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu64 "))) /* %s%s%s */\n"
-                          "        return sc_fv_run_fail(r, p, %s, %s, sizes, %zu, %zu);\n"
+                          "        return sc_fv_run_fail(r, p, %s, &%s[%zu], %zu);\n"
                           "    p += %" PRIu64 ";\n",
                           run, f->name, j > i + 1 ? " .. " : "", j > i + 1 ? st->fields[j - 1].name : "",
-                          rt, runf, i - own, j - own, run);
+                          rt, rf, i, j - i, run);
             i = j;
             continue;
         }
@@ -544,7 +530,7 @@ static void struct_verify(gc *g, size_t k)
 static void struct_read(gc *g, size_t k)
 {
     const fbe_ir_struct *st = g->structs[k], *b = gc_shared_base(st);
-    size_t n = st->field_count, own = st->own_field_start, nown = n - own;
+    size_t n = st->field_count, own = st->own_field_start;
     if (!st->final_fixed)
         gc_printf(g,
                   "static const uint8_t *s%zu_fd(sc_frd *r, const uint8_t *p, uint8_t *dst, unsigned depth)\n{\n"
@@ -552,25 +538,6 @@ static void struct_read(gc *g, size_t k)
                   "        return sc_ffail(r, FBE_TOO_DEEP, p);\n"
                   "    return s%zu_fdfields(r, p, dst, depth);\n}\n\n",
                   k, k);
-    /* the run tables of the cold path */
-    for (size_t i = own; i < n;) {
-        if (!skip(g, st->fields[i].type)) {
-            i++;
-            continue;
-        }
-        size_t j = i;
-        while (j < n && skip(g, st->fields[j].type))
-            j++;
-        gc_printf(g, "static const sc_fixed s%zu_run%zu[%zu] = {", k, i, j - i);
-        for (size_t x = i; x < j; x++) {
-            const fbe_ir_type *t = st->fields[x].type;
-            const fbe_ir_type *e = t->kind == FBE_IR_ARRAY ? t->elem : t;
-            gc_printf(g, "%s{%" PRIu32 ", %" PRIu32 ", %d}", x > i ? ", " : "",
-                      st->fields[x].host_offset, t->final_size, gc_class_of(e) == GC_BOOL);
-        }
-        gc_printf(g, "};\n");
-        i = j;
-    }
     gc_printf(g,
               "/* %s: the fields at p into dst; on failure the failing field and every\n"
               " * later one are zero */\n"
@@ -580,10 +547,10 @@ static void struct_read(gc *g, size_t k)
     if (b) { /* the base zeroes its later fields, this level all of its own */
         gc_printf(g, "    p = s%zu_fdfields(r, p, dst, depth); /* the inherited fields */\n",
                   gc_struct_index(g, b));
-        if (nown)
-            gc_printf(g, "    if (SC_UNLIKELY(!p)) {\n        sc_zero_fields(dst, s%zu_zero, 0, %zu);\n"
+        if (own < n)
+            gc_printf(g, "    if (SC_UNLIKELY(!p)) {\n        sc_zero_fields(dst, ir_s%zu_f, %zu, %zu);\n"
                          "        return NULL;\n    }\n",
-                      k, nown);
+                      k, own, n);
         else
             gc_printf(g, "    if (SC_UNLIKELY(!p))\n        return NULL;\n");
     }
@@ -598,10 +565,10 @@ static void struct_read(gc *g, size_t k)
             if (run) {
                 gc_printf(g,
                           "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu64 "))) {\n"
-                          "        size_t k = sc_fd_run_short(r, p, dst, s%zu_run%zu, %zu);\n"
-                          "        sc_zero_fields(dst, s%zu_zero, %zu + k, %zu);\n"
+                          "        size_t k = sc_fd_run_short(r, p, dst, &ir_s%zu_f[%zu], %zu);\n"
+                          "        sc_zero_fields(dst, ir_s%zu_f, %zu + k, %zu);\n"
                           "        return NULL;\n    }\n",
-                          run, k, i, j - i, k, i - own, nown);
+                          run, k, i, j - i, k, i, n);
                 copy_fields(g, st, i, j, "p");
                 gc_printf(g, "    p += %" PRIu64 ";\n", run);
             }
@@ -615,17 +582,16 @@ static void struct_read(gc *g, size_t k)
             gc_printf(g,
                       "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 "))) {\n"
                       "        sc_ffail(r, FBE_TRUNCATED, p);\n"
-                      "        sc_zero_fields(dst, s%zu_zero, %zu, %zu);\n        return NULL;\n    }\n"
+                      "        sc_zero_fields(dst, ir_s%zu_f, %zu, %zu);\n        return NULL;\n    }\n"
                       "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth)) {\n"
                       "        sc_ffail(r, FBE_TOO_DEEP, p);\n"
-                      "        sc_zero_fields(dst, s%zu_zero, %zu, %zu);\n        return NULL;\n    }\n",
-                      t->final_size, k, i - own, nown, fbe_interp_fixed_height(g->interp, t), k,
-                      i - own, nown);
+                      "        sc_zero_fields(dst, ir_s%zu_f, %zu, %zu);\n        return NULL;\n    }\n",
+                      t->final_size, k, i, n, fbe_interp_fixed_height(g->interp, t), k, i, n);
             copy_value(g, "    ", t, "p", dst);
             gc_printf(g, "    p += %" PRIu32 ";\n", t->final_size);
         } else {
             read_expr(g, t, "p", dst, "depth", call, sizeof call);
-            gc_printf(g, "    SC_FD(%s, s%zu_zero, %zu, %zu);\n", call, k, i - own, nown);
+            gc_printf(g, "    SC_FD(%s, ir_s%zu_f, %zu, %zu);\n", call, k, i, n);
         }
         i++;
     }

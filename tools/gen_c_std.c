@@ -385,8 +385,7 @@ static void zero_own(gc *g, size_t k, size_t from, const char *ind)
 {
     const fbe_ir_struct *st = g->structs[k];
     if (from < st->field_count)
-        gc_printf(g, "%ssc_zero_fields(h, s%zu_zero, %zu, %zu);\n", ind, k,
-                  from - st->own_field_start, st->field_count - st->own_field_start);
+        gc_printf(g, "%ssc_zero_fields(h, ir_s%zu_f, %zu, %zu);\n", ind, k, from, st->field_count);
 }
 
 /* The read of field i of struct k into h + host_offset; on failure the later
@@ -422,13 +421,6 @@ static void struct_read(gc *g, size_t k)
 {
     const fbe_ir_struct *st = g->structs[k];
     size_t own = st->own_field_start;
-    if (own < st->field_count) { /* also used by the final model */
-        gc_printf(g, "static SC_UNUSED const uint32_t s%zu_zero[%zu][2] = {", k, st->field_count - own);
-        for (size_t i = own; i < st->field_count; i++)
-            gc_printf(g, "%s{%" PRIu32 ", %" PRIu32 "}", i > own ? ", " : "", st->fields[i].host_offset,
-                      st->fields[i].type->host_size);
-        gc_printf(g, "};\n\n");
-    }
     gc_printf(g,
               "/* %s referenced at pos into h, its body at level depth */\n"
               "static fbe_status s%zu_sd(sc_rd *r, uint64_t pos, uint64_t base, uint8_t *h, "

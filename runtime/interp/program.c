@@ -897,6 +897,11 @@ uint32_t fbe_interp_fixed_height(const fbe_codec *codec, const fbe_ir_type *t)
     }
 }
 
+bool fbe_interp_final_plain(const fbe_codec *codec, const fbe_ir_type *t)
+{
+    return t->final_fixed && fbe_interp_fixed_height(codec, t) == 0;
+}
+
 uint64_t fbe_interp_count_min(const fbe_codec *codec, const fbe_ir_type *t)
 {
     uint64_t m = fbe_interp_final_min(codec, t->elem);

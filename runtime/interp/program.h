@@ -409,6 +409,9 @@ uint64_t fbe_interp_count_min(const fbe_codec *codec, const fbe_ir_type *t);
  * left. The programs' number (interp_node.final_depth, interp_prog.fixed_depth)
  * for the JIT and fbec c. */
 uint32_t fbe_interp_fixed_height(const fbe_codec *codec, const fbe_ir_type *t);
+/* Final model: fixed and holding no struct level, so only its bounds can fail:
+ * fields of this kind in a row form a run, read at once (static_c.h sc_frun_*). */
+bool fbe_interp_final_plain(const fbe_codec *codec, const fbe_ir_type *t);
 
 /* Entry points (std_write.c, std_read.c, final.c). */
 size_t interp_std_size(const fbe_type *type, const void *value);

@@ -98,13 +98,13 @@ static inline SC_UNUSED void sc_bools(uint8_t *dst, const uint8_t *src, size_t n
         dst[i] = src[i] != 0;
 }
 
-/* Zeroes fields [from, n) of a host struct ({host offset, host size} each):
- * what the interpreter does to the fields a failed read did not reach. */
-static SC_COLD void sc_zero_fields(uint8_t *h, const uint32_t (*fields)[2], size_t from,
-                                   size_t n)
+/* Zeroes fields [from, n) of the host struct at h (`fields` in the IR: their
+ * host offsets and sizes): what the interpreter does to the fields a failed
+ * read did not reach (a failing field and every later one are zero). */
+static SC_COLD void sc_zero_fields(uint8_t *h, const fbe_ir_field *fields, size_t from, size_t n)
 {
     for (size_t i = from; i < n; i++)
-        memset(h + fields[i][0], 0, fields[i][1]);
+        memset(h + fields[i].host_offset, 0, fields[i].type->host_size);
 }
 
 /* fbe_decode_alloc with its bump path inline (same rounding and alignment). */
@@ -382,11 +382,11 @@ static inline SC_UNUSED bool sc_short(const sc_frd *r, const uint8_t *p, size_t 
     } while (0)
 
 /* deserialize: p = e; on failure zeroes field i and every later one. */
-#define SC_FD(e, zero, i, n)                         \
+#define SC_FD(e, fields, i, n)                       \
     do {                                             \
         p = (e);                                     \
         if (SC_UNLIKELY(!p)) {                       \
-            sc_zero_fields(dst, zero, i, n);         \
+            sc_zero_fields(dst, fields, i, n);       \
             return NULL;                             \
         }                                            \
     } while (0)
@@ -434,45 +434,63 @@ static inline SC_UNUSED const uint8_t *sc_fv_str(sc_frd *r, const uint8_t *p)
     return p + 4 + sc_rd32(p);
 }
 
-/* A run of fixed fields [a, b) (final sizes in sizes[]) does not fit: the
- * first one that does not, as a field-by-field walk finds it. */
-static SC_COLD const uint8_t *sc_fv_run_fail(sc_frd *r, const uint8_t *p,
-                                             const fbe_ir_struct *type,
-                                             const fbe_ir_field *fields,
-                                             const uint32_t *sizes, size_t a, size_t b)
+/* A run: n fields in a row of a struct (final model) that are fixed and hold
+ * no struct level, so only their bounds can fail (fbe_interp_final_plain),
+ * read at once when they fit. When they do not, or the bytes the code after
+ * them checked with them do not (the next field's length, count or flag),
+ * these say what a field-by-field walk finds; `run` points at the run's first
+ * field in the IR, which gives the sizes and host layout. Shared by `fbec c`
+ * and native code (runtime/native_helpers.c). */
+
+/* How many fields of the run fit in room bytes (n when they all do); *at gets
+ * the offset of the first that does not. */
+static SC_COLD size_t sc_frun_short(const fbe_ir_field *run, size_t n, uint64_t room, uint64_t *at)
 {
-    for (size_t k = a; k < b; k++) {
-        if (sc_room(r, p) < sizes[k]) {
-            sc_ffail(r, FBE_TRUNCATED, p);
-            sc_fnote(r, type, &fields[k]);
-            return NULL;
-        }
-        p += sizes[k];
-    }
-    return sc_ffail(r, FBE_TRUNCATED, p);
+    uint64_t off = 0;
+    size_t k = 0;
+    for (; k < n && run[k].type->final_size <= room - off; k++)
+        off += run[k].type->final_size;
+    *at = off;
+    return k;
 }
 
-/* One field of a run of fixed fields: {host offset, bytes, bools (0/1)}. */
-typedef struct sc_fixed {
-    uint32_t host_offset;
-    uint32_t size;
-    uint32_t bools;
-} sc_fixed;
-
-/* A run of fixed fields does not fit: reads those that do, one by one, and
- * returns the index of the first that does not (TRUNCATED there). */
-static SC_COLD size_t sc_fd_run_short(sc_frd *r, const uint8_t *p, uint8_t *dst,
-                                      const sc_fixed *run, size_t n)
+/* Reads the first k fields of the run at p into the host struct at dst (bools
+ * normalised to 0/1, alone or in arrays). */
+static SC_COLD void sc_frun_copy(uint8_t *dst, const uint8_t *p, const fbe_ir_field *run, size_t k)
 {
-    size_t k = 0;
-    for (; k < n && sc_room(r, p) >= run[k].size; k++) {
-        if (run[k].bools)
-            sc_bools(dst + run[k].host_offset, p, run[k].size);
+    for (size_t i = 0; i < k; i++) {
+        const fbe_ir_type *t = run[i].type;
+        const fbe_ir_type *e = t->kind == FBE_IR_ARRAY ? t->elem : t;
+        if (e->kind == FBE_IR_BOOL)
+            sc_bools(dst + run[i].host_offset, p, t->final_size);
         else
-            memcpy(dst + run[k].host_offset, p, run[k].size);
-        p += run[k].size;
+            memcpy(dst + run[i].host_offset, p, t->final_size);
+        p += t->final_size;
     }
-    sc_ffail(r, FBE_TRUNCATED, p);
+}
+
+/* verify: the run at p does not fit; fails TRUNCATED at the first field that
+ * does not, noted against (type, that field). */
+static SC_COLD const uint8_t *sc_fv_run_fail(sc_frd *r, const uint8_t *p, const fbe_ir_struct *type,
+                                             const fbe_ir_field *run, size_t n)
+{
+    uint64_t at;
+    size_t k = sc_frun_short(run, n, sc_room(r, p), &at);
+    sc_ffail(r, FBE_TRUNCATED, p + at);
+    if (k < n)
+        sc_fnote(r, type, &run[k]);
+    return NULL;
+}
+
+/* deserialize: the run at p does not fit; reads the fields that do, fails
+ * TRUNCATED at the first that does not and returns how many did. */
+static SC_COLD size_t sc_fd_run_short(sc_frd *r, const uint8_t *p, uint8_t *dst,
+                                      const fbe_ir_field *run, size_t n)
+{
+    uint64_t at;
+    size_t k = sc_frun_short(run, n, sc_room(r, p), &at);
+    sc_frun_copy(dst, p, run, k);
+    sc_ffail(r, FBE_TRUNCATED, p + at);
     return k;
 }
 
