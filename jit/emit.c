@@ -149,7 +149,11 @@ void jit_fn_attr(jit_emit *e, LLVMValueRef fn, const char *name)
 
 LLVMValueRef jit_runtime_fn(jit_emit *e, const char *name, LLVMTypeRef type)
 {
-    LLVMValueRef fn = LLVMAddFunction(e->mod, name, type);
+    /* both models' lowerings may ask in one module (AOT) */
+    LLVMValueRef fn = LLVMGetNamedFunction(e->mod, name);
+    if (fn)
+        return fn;
+    fn = LLVMAddFunction(e->mod, name, type);
     jit_fn_attr(e, fn, "cold");
     return fn;
 }

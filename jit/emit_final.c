@@ -66,6 +66,7 @@ typedef struct fin {
     LLVMValueRef decode_alloc; /* fbe_decode_alloc */
     LLVMTypeRef decode_alloc_t;
     LLVMValueRef run_verify, run_read; /* fbe_native_final_run_verify / _read */
+    LLVMValueRef zero_fields;          /* fbe_native_zero_fields */
     LLVMTypeRef run_verify_t, run_read_t;
 } fin;
 
@@ -776,7 +777,8 @@ typedef struct walk {
     LLVMValueRef st_slot;    /* alloca i64: -status of the failure */
     LLVMValueRef at_slot, field_slot; /* verify: where, which field */
     LLVMBasicBlockRef vfail;          /* verify: report and return */
-    LLVMBasicBlockRef *zf;            /* read: zf[k - lo] zeroes fields k.. and returns */
+    LLVMBasicBlockRef zfail;          /* read: zeroes fields zfrom.. of the walk, returns */
+    LLVMValueRef zfrom;               /* read: alloca i64, a field index from lo */
     size_t lo, hi;                    /* the fields walked (chunks: emit.h) */
 } walk;
 
@@ -817,7 +819,8 @@ static void w_fail(walk *w, fbe_status status, LLVMValueRef at)
         LLVMBuildStore(e->b, jit_host_ptr(e, &w->st->fields[w->fi]), w->field_slot);
         LLVMBuildBr(e->b, w->vfail);
     } else {
-        LLVMBuildBr(e->b, w->zf[w->fi - w->lo]);
+        store(e, jit_i64(e, w->fi - w->lo), w->zfrom);
+        LLVMBuildBr(e->b, w->zfail);
     }
 }
 
@@ -841,7 +844,8 @@ static void w_propagate(walk *w, LLVMValueRef r)
         LLVMBuildRet(e->b, r);
     } else {
         store(e, r, w->st_slot);
-        LLVMBuildBr(e->b, w->zf[w->fi - w->lo]);
+        store(e, jit_i64(e, w->fi - w->lo), w->zfrom);
+        LLVMBuildBr(e->b, w->zfail);
     }
     jit_position(e, cont);
 }
@@ -1296,14 +1300,8 @@ static void define_walk_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, 
         w.field_slot = jit_alloca(e, e->ptr, "field");
         w.vfail = jit_block(e, "vfail");
     } else {
-        w.zf = calloc(n + 1, sizeof *w.zf);
-        if (!w.zf) { /* well formed; the module is refused */
-            e->out_of_memory = true;
-            LLVMBuildRet(e->b, neg_status(e, FBE_NOMEM));
-            return;
-        }
-        for (size_t k = 0; k <= n; k++)
-            w.zf[k] = jit_block(e, "zero");
+        w.zfrom = jit_alloca(e, e->i64, "zero.from");
+        w.zfail = jit_block(e, "zero");
     }
     if (base) {
         LLVMValueRef r = walk_inherited(F, base, fn, mode);
@@ -1323,35 +1321,22 @@ static void define_walk_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, 
         LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
         LLVMBuildRet(e->b, status);
     } else {
-        /* a failing field and every later one are zeroed (final.c d_fields) */
-        for (size_t k = 0; k < n; k++) {
-            const fbe_ir_field *fd = &st->fields[lo + k];
-            jit_position(e, w.zf[k]);
-            jit_memset(e, jit_gep_c(e, dst, fd->host_offset), 0, jit_i64(e, fd->type->host_size));
-            LLVMBuildBr(e->b, w.zf[k + 1]);
-        }
-        jit_position(e, w.zf[n]);
+        /* a failing field and every later one are zeroed (static_c.h sc_zero_fields) */
+        jit_position(e, w.zfail);
+        LLVMValueRef args[] = {dst, jit_host_ptr(e, &st->fields[lo]), load64(e, w.zfrom), jit_i64(e, n)};
+        call(e, F->zero_fields, args, 4);
         LLVMBuildRet(e->b, load64(e, w.st_slot));
-        free(w.zf);
     }
 }
 
 /* A large struct (emit.h: jit_chunks) is walked by a tree of functions with
  * final_verify.S's / final_read.S's signature, each returning the position
  * after its fields: every function stays bounded, so the compile is linear
- * (docs/jit.md, "Large structs"). Needs the host fields in order: a node zeroes
- * a failed child's successors as byte ranges. */
+ * (docs/jit.md, "Large structs"). A node zeroes a failed child's successors
+ * field by field (fbe_native_zero_fields), so any host layout will do. */
 static bool walk_chunked(const fbe_ir_struct *st)
 {
-    size_t n = st->field_count;
-    if (st->final_fixed || n <= jit_chunks.min_fields || jit_chunks.fields < 2)
-        return false;
-    for (size_t i = 1; i < n; i++) {
-        const fbe_ir_field *a = &st->fields[i - 1], *b = &st->fields[i];
-        if (b->host_offset < a->host_offset + (uint64_t)a->type->host_size)
-            return false;
-    }
-    return true;
+    return !st->final_fixed && st->field_count > jit_chunks.min_fields && jit_chunks.fields >= 2;
 }
 
 /* Fields [lo, hi) of a chunked struct: a leaf, or its children in order (a
@@ -1366,10 +1351,7 @@ static void define_walk_node(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, i
     }
     size_t span = jit_chunk_span(lo, hi, jit_chunks.fields), k = (hi - lo + span - 1) / span;
     LLVMValueRef *fns = calloc(k, sizeof *fns);
-    LLVMBasicBlockRef *zero = calloc(k + 1, sizeof *zero);
-    if (!fns || !zero) { /* one leaf, well formed; the module is refused */
-        free(fns);
-        free(zero);
+    if (!fns) { /* one leaf, well formed; the module is refused */
         e->out_of_memory = true;
         define_walk_range(F, st, fn, mode, lo, hi, base);
         return;
@@ -1385,46 +1367,25 @@ static void define_walk_node(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, i
     LLVMValueRef args[6];
     for (unsigned i = 0; i < np; i++)
         args[i] = LLVMGetParam(fn, i);
-    LLVMValueRef st_slot = mode == M_READ ? jit_alloca(e, e->i64, "status") : NULL;
-    LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b);
-    if (mode == M_READ) {
-        LLVMValueRef dst = args[4];
-        for (size_t c = 0; c <= k; c++)
-            zero[c] = jit_block(e, "zero.chunks");
-        for (size_t c = 0; c <= k; c++) {
-            jit_position(e, zero[c]);
-            if (c == k) {
-                LLVMBuildRet(e->b, load64(e, st_slot));
-                continue;
-            }
-            size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
-            const fbe_ir_field *last = &st->fields[b - 1];
-            uint64_t from = st->fields[a].host_offset;
-            uint64_t len = last->host_offset + last->type->host_size - from;
-            if (len)
-                jit_memset(e, jit_gep_c(e, dst, from), 0, jit_i64(e, len));
-            LLVMBuildBr(e->b, zero[c + 1]);
-        }
-    }
-    jit_position(e, saved);
+    LLVMValueRef dst = mode == M_READ ? args[4] : NULL;
     /* child -1: the base's walk of the inherited fields */
     for (size_t c = base ? 0 : 1; c <= k; c++) {
         LLVMValueRef r = c ? call(e, fns[c - 1], args, np) : walk_inherited(F, base, fn, mode);
         LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntSLT, r, jit_i64(e, 0)), "chunk.failed");
         LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
         jit_position(e, bad);
-        if (mode == M_VERIFY) {
-            LLVMBuildRet(e->b, r);
-        } else {
-            store(e, r, st_slot);
-            LLVMBuildBr(e->b, zero[c]);
+        size_t from = c * span; /* the failed child zeroed its own later fields */
+        if (mode == M_READ && from < hi - lo) {
+            LLVMValueRef zargs[] = {dst, jit_host_ptr(e, &st->fields[lo]), jit_i64(e, from),
+                                    jit_i64(e, hi - lo)};
+            call(e, F->zero_fields, zargs, 4);
         }
+        LLVMBuildRet(e->b, r);
         jit_position(e, cont);
         args[3] = r; /* the next chunk starts where this one ended */
     }
     LLVMBuildRet(e->b, args[3]);
     free(fns);
-    free(zero);
 }
 
 static void define_walk(fin *F, const fbe_ir_struct *st, jit_struct_fns *f, int mode)
@@ -1694,6 +1655,8 @@ bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
     LLVMTypeRef rr[] = {e->ptr, e->i64, e->i64, e->ptr, e->ptr, e->i64, e->i64};
     F.run_read_t = LLVMFunctionType(e->void_t, rr, 7, 0);
     F.run_read = jit_runtime_fn(e, "fbe_native_final_run_read", F.run_read_t);
+    LLVMTypeRef zp[] = {e->ptr, e->ptr, e->i64, e->i64};
+    F.zero_fields = jit_runtime_fn(e, "fbe_native_zero_fields", LLVMFunctionType(e->void_t, zp, 4, 0));
     F.depth_fn = calloc(e->count + 1, sizeof *F.depth_fn);
     F.copy_fn = calloc(e->count + 1, sizeof *F.copy_fn);
     F.reach = calloc(e->count + 1, sizeof *F.reach);

@@ -19,6 +19,7 @@ static const jit_helper helpers[] = {
     {"fbe_native_std_ref", 0},
     {"fbe_native_final_run_verify", 0},
     {"fbe_native_final_run_read", 0},
+    {"fbe_native_zero_fields", 0},
     {"memcpy", 0},
     {"memmove", 0},
     {"memset", 0},
@@ -43,9 +44,10 @@ static void fill(void)
     addresses[8] = (const void *)(uintptr_t)fbe_native_std_ref;
     addresses[9] = (const void *)(uintptr_t)fbe_native_final_run_verify;
     addresses[10] = (const void *)(uintptr_t)fbe_native_final_run_read;
-    addresses[11] = (const void *)(uintptr_t)memcpy;
-    addresses[12] = (const void *)(uintptr_t)memmove;
-    addresses[13] = (const void *)(uintptr_t)memset;
+    addresses[11] = (const void *)(uintptr_t)fbe_native_zero_fields;
+    addresses[12] = (const void *)(uintptr_t)memcpy;
+    addresses[13] = (const void *)(uintptr_t)memmove;
+    addresses[14] = (const void *)(uintptr_t)memset;
     for (size_t i = 0; i < HELPER_COUNT; i++) {
         filled[i].name = helpers[i].name;
         filled[i].address = (uint64_t)(uintptr_t)addresses[i];

@@ -62,3 +62,8 @@ void fbe_native_final_run_read(const uint8_t *data, uint64_t end, uint64_t pos, 
     sc_frun_copy(dst, data + pos, run, k);
     sc_zero_fields(dst, run, k, zero);
 }
+
+void fbe_native_zero_fields(uint8_t *dst, const fbe_ir_field *fields, uint64_t from, uint64_t n)
+{
+    sc_zero_fields(dst, fields, from, n);
+}

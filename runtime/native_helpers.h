@@ -72,4 +72,9 @@ void fbe_native_final_run_verify(fbe_verify_info *info, uint64_t end, uint64_t p
 void fbe_native_final_run_read(const uint8_t *data, uint64_t end, uint64_t pos, uint8_t *dst,
                                const fbe_ir_field *run, uint64_t n, uint64_t zero);
 
+/* Zeroes fields [from, n) of the IR field array `fields` in the host struct at
+ * dst (static_c.h sc_zero_fields): what a failed read leaves in the fields it
+ * did not reach. */
+void fbe_native_zero_fields(uint8_t *dst, const fbe_ir_field *fields, uint64_t from, uint64_t n);
+
 #endif

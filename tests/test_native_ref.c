@@ -173,6 +173,15 @@ static void test_final_run_read(void **state)
     assert_int_equal(host[f[0].host_offset], 0);
     assert_int_equal(host[f[1].host_offset], 0);
     assert_int_equal(host[f[2].host_offset], 0xAA);
+
+    /* the zeroing alone, as native code's failure paths call it: fields [1, 3) */
+    memset(host, 0xAA, sizeof host);
+    fbe_native_zero_fields(host, f, 1, 3);
+    assert_int_equal(host[f[0].host_offset], 0xAA);
+    assert_int_equal(host[f[1].host_offset], 0);
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(host[f[2].host_offset + i], 0);
+    assert_int_equal(host[f[3].host_offset], 0xAA);
     fbe_schema_free(schema);
 }
 
