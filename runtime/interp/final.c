@@ -1189,13 +1189,12 @@ static const uint8_t *d_fixed(rd *r, const interp_node *n, const uint8_t *p,
 }
 
 /* A failure in field f of g: f and every later field are zeroed (the value stays
- * safe to read). */
+ * safe to read), by the rule `fbec c` and native code follow (sc_zero_fields). */
 COLD static const uint8_t *d_fail_field(rd *r, const interp_prog *g, const interp_field *f,
                                         uint8_t *restrict dst)
 {
     sc_fnote(r, g->ir, f->ir);
-    for (const interp_field *last = g->fields + g->field_count; f < last; f++)
-        memset(dst + f->host_offset, 0, f->node.host_size);
+    sc_zero_fields(dst, g->ir->fields, (size_t)(f - g->fields), g->field_count);
     return NULL;
 }
 
