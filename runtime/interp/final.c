@@ -630,15 +630,8 @@ COLD static const uint8_t *v_seg_fail(rd *r, const interp_prog *g, const interp_
     const interp_field *s = f;
     while (s > g->fields && s[-1].node.final_fixed && s[-1].node.final_depth == 0)
         s--;
-    for (; s < f; s++) {
-        if ((size_t)(r->end - p) < s->node.final_size)
-            break;
-        p += s->node.final_size;
-    }
-    sc_ffail(r, FBE_TRUNCATED, p);
-    if (s < f)
-        sc_fnote(r, g->ir, s->ir);
-    return NULL;
+    /* the rule `fbec c` and native code follow (static_c.h) */
+    return sc_fv_run_fail(r, p, g->ir, g->ir->fields + (s - g->fields), (size_t)(f - s));
 }
 
 static const uint8_t *v_fields(rd *r, const interp_prog *g, const uint8_t *p, unsigned depth);
@@ -1204,16 +1197,15 @@ COLD static const uint8_t *d_fail_field(rd *r, const interp_prog *g, const inter
 COLD static const uint8_t *d_short(rd *r, const interp_prog *g, const interp_step *s,
                                    const uint8_t *p, uint8_t *restrict dst)
 {
-    const interp_field *f = s->field;
-    for (;; f++) { /* some field of the step does not fit: the loop ends in it */
-        uint32_t n = f->node.final_size;
-        if ((size_t)(r->end - p) < n)
-            break;
-        memcpy(dst + f->host_offset, p, n); /* a plain field: host bytes are wire bytes */
-        p += n;
-    }
-    sc_ffail(r, FBE_TRUNCATED, p);
-    return d_fail_field(r, g, f, dst);
+    /* the rule `fbec c` and native code follow (static_c.h): some field of the
+     * step does not fit, so the walk ends in it, before the struct's last field */
+    size_t i = (size_t)(s->field - g->fields);
+    const fbe_ir_field *run = g->ir->fields + i;
+    uint64_t at;
+    size_t k = sc_frun_short(run, g->field_count - i, (size_t)(r->end - p), &at);
+    sc_frun_copy(dst, p, run, k);
+    sc_ffail(r, FBE_TRUNCATED, p + at);
+    return d_fail_field(r, g, s->field + k, dst);
 }
 
 /* The fields of a non-fixed struct at level `depth` (already depth-checked). A
