@@ -12,7 +12,6 @@
  *   final_write.S  ptr (ptr w, ptr value) -> w past the fields
  *   final_verify.S i64 (ptr data, i64 end, ptr info, i64 pos, i64 left, ptr rep)
  *   final_read.S   i64 (ptr data, i64 end, ptr options, i64 pos, ptr dst, i64 left)
- *   final_depth.S  i64 (ptr info, i64 pos, i64 left, ptr rep)  fixed S, verify, cold
  *   final_copy.S   void (ptr src, ptr dst)               fixed S, deserialize
  * `rep` is the struct failures are reported against: S, or a struct derived
  * from S, whose inherited fields S's functions walk (jit_inherited). Large
@@ -36,7 +35,8 @@
  *     field a one-by-one walk fails at, reports it or reads the fields before
  *     it and zeroes the rest;
  *   - the struct levels inside a fixed value are depth-checked with one compare
- *     against their static height (cold path: the interpreter's pre-order walk);
+ *     against their static height (cold path: fbe_native_final_depth, the
+ *     static_c.h walk every backend uses, finds and reports the level);
  *   - counts are checked against the remaining bytes before anything is
  *     allocated or looped; runs of plain scalars are one memcpy;
  *   - serialize computes the size once, reserves once, writes the 8-byte frame
@@ -59,7 +59,6 @@ enum { M_VERIFY, M_READ };
 
 typedef struct fin {
     jit_emit *e;
-    LLVMValueRef *depth_fn; /* per struct; NULL unless fixed */
     LLVMValueRef *copy_fn;  /* per struct; NULL unless fixed */
     uint32_t *reach;        /* per struct: struct_reach */
     uint64_t *trailing;     /* per struct: trailing_fixed */
@@ -67,6 +66,7 @@ typedef struct fin {
     LLVMTypeRef decode_alloc_t;
     LLVMValueRef run_verify, run_read; /* fbe_native_final_run_verify / _read */
     LLVMValueRef zero_fields;          /* fbe_native_zero_fields */
+    LLVMValueRef final_depth;          /* fbe_native_final_depth */
     LLVMTypeRef run_verify_t, run_read_t;
 } fin;
 
@@ -699,69 +699,17 @@ static void define_copy(fin *F, const fbe_ir_struct *st, LLVMValueRef fn)
     LLVMBuildRetVoid(e->b);
 }
 
-static void report_as(jit_emit *e, LLVMValueRef info, fbe_status status, LLVMValueRef at,
-                      LLVMValueRef st, const fbe_ir_field *fd)
-{
-    LLVMValueRef args[] = {info, jit_i32(e, (uint32_t)status), at, st,
-                           fd ? jit_host_ptr(e, fd) : LLVMConstPointerNull(e->ptr)};
-    LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
-}
-
 static void report(jit_emit *e, LLVMValueRef info, fbe_status status, LLVMValueRef at,
                    const fbe_ir_struct *st, const fbe_ir_field *fd)
 {
-    report_as(e, info, status, at, jit_host_ptr(e, st), fd);
+    LLVMValueRef args[] = {info, jit_i32(e, (uint32_t)status), at, jit_host_ptr(e, st),
+                           fd ? jit_host_ptr(e, fd) : LLVMConstPointerNull(e->ptr)};
+    LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
 }
 
 static LLVMValueRef neg_status(jit_emit *e, fbe_status status)
 {
     return jit_i64(e, (uint64_t)-(int64_t)status);
-}
-
-/* Verify, cold: the nested levels of a fixed struct st at pos whose own level is
- * allowed (left >= 0); finds the first level, in the interpreter's pre-order,
- * that is too deep (v_fixed_struct_depth) and reports it. */
-static void define_depth(fin *F, const fbe_ir_struct *st, LLVMValueRef fn)
-{
-    jit_emit *e = F->e;
-    jit_begin_function(e, fn);
-    LLVMValueRef info = LLVMGetParam(fn, 0), pos = LLVMGetParam(fn, 1), left = LLVMGetParam(fn, 2);
-    LLVMValueRef rep = LLVMGetParam(fn, 3);
-    /* a fixed struct's base is fixed: its depth function walks the inherited fields */
-    size_t lo = jit_inherited(e, st);
-    uint64_t off = 0;
-    if (lo) {
-        LLVMValueRef args[] = {info, pos, left, rep};
-        LLVMValueRef r = call(e, F->depth_fn[jit_struct_index(e, st->base)], args, 4);
-        LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntSLT, r, jit_i64(e, 0)), "deep");
-        LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
-        jit_position(e, bad);
-        LLVMBuildRet(e->b, r);
-        jit_position(e, cont);
-        off = st->base->final_size;
-    }
-    for (size_t i = lo; i < st->field_count; i++) {
-        const fbe_ir_field *fd = &st->fields[i];
-        uint32_t h = fbe_interp_fixed_height(e->codec, fd->type);
-        if (h > 0) {
-            LLVMValueRef at = addc(e, pos, off);
-            LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntSLT, left, jit_i64(e, h)), "deep");
-            LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
-            jit_position(e, bad);
-            LLVMBasicBlockRef here = jit_block(e, "here"), deeper = jit_block(e, "deeper");
-            LLVMBuildCondBr(e->b, icmp(e, LLVMIntSLT, left, jit_i64(e, 1)), here, deeper);
-            jit_position(e, here);
-            report_as(e, info, FBE_TOO_DEEP, at, rep, fd);
-            LLVMBuildRet(e->b, neg_status(e, FBE_TOO_DEEP));
-            jit_position(e, deeper);
-            const fbe_ir_struct *in = first_level(fd->type);
-            LLVMValueRef args[] = {info, at, addc(e, left, (uint64_t)-1), jit_host_ptr(e, in)};
-            LLVMBuildRet(e->b, call(e, F->depth_fn[jit_struct_index(e, in)], args, 4));
-            jit_position(e, cont);
-        }
-        off += fd->type->final_size;
-    }
-    LLVMBuildRet(e->b, jit_i64(e, 0));
 }
 
 /* The state of one verify/read function while its struct's fields are walked. */
@@ -868,9 +816,9 @@ static void w_fixed_depth(walk *w, const fbe_ir_type *t, LLVMValueRef at)
         jit_position(e, here);
         w_fail(w, FBE_TOO_DEEP, at);
         jit_position(e, deeper);
-        const fbe_ir_struct *in = first_level(t);
-        LLVMValueRef args[] = {w->ctx, at, addc(e, w->left, (uint64_t)-1), jit_host_ptr(e, in)};
-        LLVMValueRef r = call(e, w->F->depth_fn[jit_struct_index(e, in)], args, 4);
+        LLVMValueRef args[] = {w->ctx, w->data, at, addc(e, w->left, (uint64_t)-1),
+                               jit_host_ptr(e, first_level(t))};
+        LLVMValueRef r = call(e, w->F->final_depth, args, 5);
         w_propagate(w, r);
         LLVMBuildBr(e->b, cont);
     }
@@ -1536,8 +1484,8 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
             LLVMBasicBlockRef deep_bb = branch_unlikely(e, deep, "deep");
             LLVMBasicBlockRef shallow = LLVMGetInsertBlock(e->b);
             jit_position(e, deep_bb);
-            LLVMValueRef args[] = {info, jit_i64(e, 8), left, jit_host_ptr(e, st)};
-            LLVMValueRef r = call(e, F->depth_fn[jit_struct_index(e, st)], args, 4);
+            LLVMValueRef args[] = {info, data, jit_i64(e, 8), left, jit_host_ptr(e, st)};
+            LLVMValueRef r = call(e, F->final_depth, args, 5);
             ret_status_if(e, icmp(e, LLVMIntSLT, r, jit_i64(e, 0)),
                           LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, r, ""), e->i32, ""));
             LLVMBuildBr(e->b, shallow);
@@ -1657,13 +1605,13 @@ bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
     F.run_read = jit_runtime_fn(e, "fbe_native_final_run_read", F.run_read_t);
     LLVMTypeRef zp[] = {e->ptr, e->ptr, e->i64, e->i64};
     F.zero_fields = jit_runtime_fn(e, "fbe_native_zero_fields", LLVMFunctionType(e->void_t, zp, 4, 0));
-    F.depth_fn = calloc(e->count + 1, sizeof *F.depth_fn);
+    LLVMTypeRef dp[] = {e->ptr, e->ptr, e->i64, e->i64, e->ptr};
+    F.final_depth = jit_runtime_fn(e, "fbe_native_final_depth", LLVMFunctionType(e->i64, dp, 5, 0));
     F.copy_fn = calloc(e->count + 1, sizeof *F.copy_fn);
     F.reach = calloc(e->count + 1, sizeof *F.reach);
     F.trailing = calloc(e->count + 1, sizeof *F.trailing);
     unsigned char *reach_state = calloc(e->count + 1, 1);
-    if (!F.depth_fn || !F.copy_fn || !F.reach || !F.trailing || !reach_state) {
-        free(F.depth_fn);
+    if (!F.copy_fn || !F.reach || !F.trailing || !reach_state) {
         free(F.copy_fn);
         free(F.reach);
         free(F.trailing);
@@ -1704,12 +1652,7 @@ bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
             f->final_read = jit_declare(e, name, e->i64, read_p, 6, false);
             jit_declare_entry(e, i, FBE_FINAL, FBE_OP_DESERIALIZE);
         }
-        /* both sides' helpers; the optimizer drops what a side leaves unused */
         if (st->final_fixed) {
-            LLVMTypeRef depth_p[] = {e->ptr, e->i64, e->i64, e->ptr};
-            snprintf(name, sizeof name, "final_depth.%s", st->c_name);
-            F.depth_fn[i] = jit_declare(e, name, e->i64, depth_p, 4, false);
-            jit_fn_attr(e, F.depth_fn[i], "cold");
             LLVMTypeRef copy_p[] = {e->ptr, e->ptr};
             snprintf(name, sizeof name, "final_copy.%s", st->c_name);
             F.copy_fn[i] = jit_declare(e, name, e->void_t, copy_p, 2, false);
@@ -1726,8 +1669,6 @@ bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
         }
         if (!verify && !read)
             continue;
-        if (F.depth_fn[i])
-            define_depth(&F, st, F.depth_fn[i]);
         if (F.copy_fn[i])
             define_copy(&F, st, F.copy_fn[i]);
         if (verify) {
@@ -1739,7 +1680,6 @@ bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
             define_entry_deserialize(&F, st, f);
         }
     }
-    free(F.depth_fn);
     free(F.copy_fn);
     free(F.reach);
     free(F.trailing);

@@ -20,6 +20,7 @@ static const jit_helper helpers[] = {
     {"fbe_native_final_run_verify", 0},
     {"fbe_native_final_run_read", 0},
     {"fbe_native_zero_fields", 0},
+    {"fbe_native_final_depth", 0},
     {"memcpy", 0},
     {"memmove", 0},
     {"memset", 0},
@@ -45,9 +46,10 @@ static void fill(void)
     addresses[9] = (const void *)(uintptr_t)fbe_native_final_run_verify;
     addresses[10] = (const void *)(uintptr_t)fbe_native_final_run_read;
     addresses[11] = (const void *)(uintptr_t)fbe_native_zero_fields;
-    addresses[12] = (const void *)(uintptr_t)memcpy;
-    addresses[13] = (const void *)(uintptr_t)memmove;
-    addresses[14] = (const void *)(uintptr_t)memset;
+    addresses[12] = (const void *)(uintptr_t)fbe_native_final_depth;
+    addresses[13] = (const void *)(uintptr_t)memcpy;
+    addresses[14] = (const void *)(uintptr_t)memmove;
+    addresses[15] = (const void *)(uintptr_t)memset;
     for (size_t i = 0; i < HELPER_COUNT; i++) {
         filled[i].name = helpers[i].name;
         filled[i].address = (uint64_t)(uintptr_t)addresses[i];

@@ -67,3 +67,13 @@ void fbe_native_zero_fields(uint8_t *dst, const fbe_ir_field *fields, uint64_t f
 {
     sc_zero_fields(dst, fields, from, n);
 }
+
+int64_t fbe_native_final_depth(fbe_verify_info *info, const uint8_t *data, uint64_t pos,
+                               uint64_t left, const fbe_ir_struct *st)
+{
+    sc_frd r = {.data = data, .max_depth = left > UINT32_MAX ? UINT32_MAX : (unsigned)left};
+    if (sc_fv_fixed_depth(&r, st, data + pos, 0))
+        return 0;
+    fbe_jit_verify_fail(info, FBE_TOO_DEEP, r.pos, r.type, r.field);
+    return -(int64_t)FBE_TOO_DEEP;
+}

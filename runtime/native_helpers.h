@@ -77,4 +77,12 @@ void fbe_native_final_run_read(const uint8_t *data, uint64_t end, uint64_t pos, 
  * did not reach. */
 void fbe_native_zero_fields(uint8_t *dst, const fbe_ir_field *fields, uint64_t from, uint64_t n);
 
+/* A fixed struct st at pos of the frame at data, whose own level is within the
+ * limit and which may hold `left` more levels below it, goes deeper somewhere
+ * (native final-model verify found so with one compare): reports TOO_DEEP
+ * where the walk of static_c.h sc_fv_fixed_depth fails, against the innermost
+ * struct and field, and returns -FBE_TOO_DEEP (0 if nothing is too deep). */
+int64_t fbe_native_final_depth(fbe_verify_info *info, const uint8_t *data, uint64_t pos,
+                               uint64_t left, const fbe_ir_struct *st);
+
 #endif

@@ -185,9 +185,50 @@ static void test_final_run_read(void **state)
     fbe_schema_free(schema);
 }
 
+/* Fixed structs nested by value: Top { int8 b; Mid m; } at 8, Mid { int16 a;
+ * In i; In[2] arr; } at 9, In { int32 x; } at 11, 15 and 19. */
+static void test_final_depth(void **state)
+{
+    (void)state;
+    fbe_schema *schema = load_text_ok("package t\n"
+                                      "struct In { int32 x; }\n"
+                                      "struct Mid { int16 a; In i; In[2] arr; }\n"
+                                      "struct Top { int8 b; Mid m; }\n");
+    const fbe_ir_struct *top = fbe_schema_find_struct(schema, "t.Top");
+    const fbe_ir_struct *mid = fbe_schema_find_struct(schema, "t.Mid");
+    assert_non_null(top);
+    assert_non_null(mid);
+    memset(frame, 0, sizeof frame);
+    fbe_verify_info info;
+    /* no level below Top: Mid, at 9, is one too many */
+    memset(&info, 0, sizeof info);
+    assert_int_equal(fbe_native_final_depth(&info, frame, 8, 0, top), -(int64_t)FBE_TOO_DEEP);
+    assert_int_equal(info.status, FBE_TOO_DEEP);
+    assert_int_equal(info.offset, 9);
+    assert_ptr_equal(info.type, top);
+    assert_ptr_equal(info.field, &top->fields[1]);
+    /* one level: Mid fits, its first In (at 11) does not */
+    memset(&info, 0, sizeof info);
+    assert_int_equal(fbe_native_final_depth(&info, frame, 8, 1, top), -(int64_t)FBE_TOO_DEEP);
+    assert_int_equal(info.offset, 11);
+    assert_ptr_equal(info.type, mid);
+    assert_ptr_equal(info.field, &mid->fields[1]);
+    /* Mid alone at 30 with no level below it: the same field, 2 bytes in */
+    memset(&info, 0, sizeof info);
+    assert_int_equal(fbe_native_final_depth(&info, frame, 30, 0, mid), -(int64_t)FBE_TOO_DEEP);
+    assert_int_equal(info.offset, 32);
+    assert_ptr_equal(info.field, &mid->fields[1]);
+    /* two levels are enough: nothing is reported */
+    memset(&info, 0, sizeof info);
+    assert_int_equal(fbe_native_final_depth(&info, frame, 8, 2, top), 0);
+    assert_int_equal(info.status, FBE_OK);
+    fbe_schema_free(schema);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_final_depth),
         cmocka_unit_test(test_final_run_verify),
         cmocka_unit_test(test_final_run_read),
         cmocka_unit_test(test_struct),

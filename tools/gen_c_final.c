@@ -7,23 +7,24 @@
  *   s<k>_fv(r, p, depth)      verify the struct at p (its entry checks too)
  *   s<k>_fd(r, p, dst, depth) deserialize it
  *   s<k>_fdfields             the fields of a non-fixed struct
- *   s<k>_fvdepth, s<k>_fcopy  fixed structs: where a depth check fails (cold),
- *                             and the copy once bounds and depth are known good
+ *   s<k>_fcopy                fixed structs: the copy once bounds and depth are
+ *                             known good
  *   t<n>_fsize, t<n>_fwrite, t<n>_fv, t<n>_fd, t<n>_fcopy likewise per node.
  *
  * A derived struct emits only its own fields and calls its base's code for the
  * inherited ones, which come first (no header in this model): s<b>_fwrite,
  * s<b>_fcopy and s<b>_fdfields as they are (a fixed base gets an fdfields
  * too), and for a struct that is a base s<k>_fsizef (the sum up to its last
- * non-fixed field, the trailing fixed bytes being a constant), s<k>_fvf and
- * s<k>_fvdepthf (errors reported against the struct the caller reads).
+ * non-fixed field, the trailing fixed bytes being a constant) and s<k>_fvf
+ * (errors reported against the struct the caller reads).
  *
  * The checks are the interpreter's field-by-field walk: a run of fixed fields
  * that can only fail their bounds is checked once, and when that fails a cold
  * helper finds the field a field-by-field walk would report (and, when
  * deserializing, reads the fields before it). A fixed value's struct levels are
  * checked with one comparison against its static height; verify then walks
- * them (s<k>_fvdepth) to report where. The same arena allocations happen in the
+ * them (static_c.h sc_fv_fixed_depth, the walk of every backend) to report
+ * where. The same arena allocations happen in the
  * same order; on failure a struct zeroes the failing field and every later one,
  * a collection stays empty and an optional struct pointer NULL. */
 #include <inttypes.h>
@@ -158,7 +159,7 @@ static void depth_fail(gc *g, const char *ind, const fbe_ir_type *t, const char 
 }
 
 /* `if` the levels of fixed value t at p (in a struct at `depth`) are too deep:
- * verify reports where (s<k>_fvdepth) and fails. Nothing for height 0. */
+ * verify reports where (sc_fv_fixed_depth) and fails. Nothing for height 0. */
 static bool depth_check(gc *g, const fbe_ir_type *t, const char *p, const char *depth, char *buf,
                         size_t size)
 {
@@ -166,7 +167,8 @@ static bool depth_check(gc *g, const fbe_ir_type *t, const char *p, const char *
     if (!ht)
         return false;
     snprintf(buf, size,
-             "SC_UNLIKELY((uint64_t)%s + %" PRIu32 " > r->max_depth) && !s%zu_fvdepth(r, %s, %s + 1)",
+             "SC_UNLIKELY((uint64_t)%s + %" PRIu32 " > r->max_depth) && "
+             "!sc_fv_fixed_depth(r, &ir_s%zu, %s, %s + 1)",
              depth, ht, gc_struct_index(g, gc_first_level(t)), p, depth);
     return true;
 }
@@ -195,21 +197,15 @@ void gc_emit_final_decls(gc *g)
         gc_printf(g, "static SC_UNUSED const uint8_t *s%zu_fd(sc_frd *r, const uint8_t *p, "
                      "uint8_t *dst, unsigned depth);\n", k);
         bool fixed = g->structs[k]->final_fixed, base = g->is_base[k];
-        if (fixed) {
-            gc_printf(g, "static SC_UNUSED bool s%zu_fvdepth(sc_frd *r, const uint8_t *p, "
-                         "unsigned depth);\n", k);
+        if (fixed)
             gc_printf(g, "static SC_UNUSED void s%zu_fcopy(const uint8_t *p, uint8_t *dst);\n", k);
-        }
         if (!fixed || base)
             gc_printf(g, "static SC_UNUSED const uint8_t *s%zu_fdfields(sc_frd *r, const uint8_t *p, "
                          "uint8_t *dst, unsigned depth);\n", k);
         if (base) {
             gc_printf(g, "static SC_UNUSED const uint8_t *s%zu_fvf(sc_frd *r, const uint8_t *p, "
                          "unsigned depth, const fbe_ir_struct *rep);\n", k);
-            if (fixed)
-                gc_printf(g, "static SC_UNUSED bool s%zu_fvdepthf(sc_frd *r, const uint8_t *p, "
-                             "unsigned depth, const fbe_ir_struct *rep);\n", k);
-            else
+            if (!fixed)
                 gc_printf(g, "static SC_UNUSED uint64_t s%zu_fsizef(const uint8_t *h);\n", k);
         }
     }
@@ -361,27 +357,6 @@ static void struct_write(gc *g, size_t k)
     gc_printf(g, "    return w;\n}\n\n");
 }
 
-/* The depth walk of a fixed struct's own fields at p (reported against rt,
- * field array rf), after the inherited ones. */
-static void fvdepth_fields(gc *g, const fbe_ir_struct *st, const char *rt, const char *rf)
-{
-    const fbe_ir_struct *b = gc_shared_base(st);
-    /* a struct level below the base's own */
-    if (b && interp_prog_for(g->interp, b)->fixed_depth > 1)
-        gc_printf(g, "    if (!s%zu_fvdepthf(r, p, depth, %s))\n        return false;\n",
-                  gc_struct_index(g, b), rt);
-    uint64_t off = b ? b->final_size : 0;
-    for (size_t i = st->own_field_start; i < st->field_count; i++) {
-        const fbe_ir_type *t = st->fields[i].type;
-        if (fbe_interp_fixed_height(g->interp, t))
-            gc_printf(g,
-                      "    if (!s%zu_fvdepth(r, p + %" PRIu64 ", depth + 1)) {\n"
-                      "        sc_fnote(r, %s, &%s[%zu]);\n        return false;\n    }\n",
-                      gc_struct_index(g, gc_first_level(t)), off, rt, rf, i);
-        off += t->final_size;
-    }
-}
-
 static void struct_fixed(gc *g, size_t k)
 {
     const fbe_ir_struct *st = g->structs[k], *b = gc_shared_base(st);
@@ -391,36 +366,12 @@ static void struct_fixed(gc *g, size_t k)
               "static const uint8_t *s%zu_fv(sc_frd *r, const uint8_t *p, unsigned depth)\n{\n"
               "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 ")))\n"
               "        return sc_ffail(r, FBE_TRUNCATED, p);\n"
-              "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth) && !s%zu_fvdepth(r, p, depth))\n"
+              "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth) &&\n"
+              "        !sc_fv_fixed_depth(r, &ir_s%zu, p, depth))\n"
               "        return NULL;\n"
               "    return p + %" PRIu32 ";\n}\n\n",
               st->full_name, st->final_size, fixed_depth, k, st->final_size, fixed_depth - 1, k,
               st->final_size);
-    char rt[32], rf[32];
-    snprintf(rt, sizeof rt, "&ir_s%zu", k);
-    snprintf(rf, sizeof rf, "ir_s%zu_f", k);
-    if (g->is_base[k]) {
-        gc_printf(g,
-                  "/* the depth walk of the fields of %s, reported against rep */\n"
-                  "static SC_COLD bool s%zu_fvdepthf(sc_frd *r, const uint8_t *p, unsigned depth,\n"
-                  "                                const fbe_ir_struct *rep)\n{\n"
-                  "    (void)r;\n    (void)p;\n    (void)depth;\n    (void)rep;\n",
-                  st->full_name, k);
-        fvdepth_fields(g, st, "rep", "rep->fields");
-        gc_printf(g, "    return true;\n}\n\n");
-    }
-    /* where the levels are too deep: the interpreter's pre-order walk */
-    gc_printf(g,
-              "static SC_COLD bool s%zu_fvdepth(sc_frd *r, const uint8_t *p, unsigned depth)\n{\n"
-              "    if (depth > r->max_depth) {\n        sc_ffail(r, FBE_TOO_DEEP, p);\n"
-              "        return false;\n    }\n",
-              k);
-    if (g->is_base[k])
-        gc_printf(g, "    return s%zu_fvdepthf(r, p, depth, %s);\n}\n\n", k, rt);
-    else {
-        fvdepth_fields(g, st, rt, rf);
-        gc_printf(g, "    return true;\n}\n\n");
-    }
     gc_printf(g, "static void s%zu_fcopy(const uint8_t *p, uint8_t *dst)\n{\n    (void)p;\n", k);
     if (!st->field_count)
         gc_printf(g, "    memset(dst, 0, %" PRIu32 "); /* the host's placeholder byte */\n",

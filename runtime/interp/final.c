@@ -550,32 +550,13 @@ static inline uint64_t entry_min(const interp_node *n)
 
 /* ------------------------------ verify ------------------------------------------ */
 
-static bool v_fixed_depth(rd *r, const interp_node *n, const uint8_t *p, unsigned depth);
-
 /* A final_fixed struct at level `depth`, already bounds-checked: only the nesting of
  * its struct levels can fail. Walked only once the depth is known to fail
- * (v_fixed_ok), to find where. */
+ * (v_fixed_ok), to find where: the walk `fbec c` and native code use. */
 COLD static bool v_fixed_struct_depth(rd *r, const interp_prog *g, const uint8_t *p,
                                       unsigned depth)
 {
-    if (depth > r->max_depth) {
-        sc_ffail(r, FBE_TOO_DEEP, p);
-        return false;
-    }
-    /* most fields are scalars: only skip them, and find the position of a nested
-     * struct or array when there is one */
-    const interp_field *f = g->fields, *last = g->fields + g->field_count, *h = f;
-    for (; f < last; f++) {
-        if (f->node.op <= OP_COPY16)
-            continue;
-        for (; h < f; h++)
-            p += h->node.final_size;
-        if (!v_fixed_depth(r, &f->node, p, depth)) {
-            sc_fnote(r, g->ir, f->ir);
-            return false;
-        }
-    }
-    return true;
+    return sc_fv_fixed_depth(r, g->ir, p, depth);
 }
 
 /* A final_fixed node inside a struct at level `depth`, already bounds-checked. All

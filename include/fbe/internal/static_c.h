@@ -418,6 +418,34 @@ static inline SC_UNUSED bool sc_fits(uint32_t count, uint64_t min, size_t room)
     return (uint64_t)count * min <= room;
 }
 
+/* A fixed struct at p (bounds checked) at level `depth`, known to go deeper
+ * than the limit somewhere: walks its struct levels in field order (an
+ * array's first element stands for all of them: they have the same shape) and
+ * fails TOO_DEEP at the first level past the limit, noting the innermost
+ * (struct, field) that holds it. The depth rule of the interpreter, `fbec c`
+ * and native code (fbe_native_final_depth). Recursion is bounded by the
+ * schema's by-value nesting (FBE_IR_MAX_NESTING) and stops at the limit. */
+static SC_COLD bool sc_fv_fixed_depth(sc_frd *r, const fbe_ir_struct *st, const uint8_t *p,
+                                      unsigned depth)
+{
+    if (depth > r->max_depth) {
+        sc_ffail(r, FBE_TOO_DEEP, p);
+        return false;
+    }
+    const uint8_t *at = p;
+    for (size_t i = 0; i < st->field_count; i++) {
+        const fbe_ir_type *t = st->fields[i].type;
+        while (t->kind == FBE_IR_ARRAY && t->array_len)
+            t = t->elem;
+        if (t->kind == FBE_IR_STRUCT && !sc_fv_fixed_depth(r, t->struct_type, at, depth + 1)) {
+            sc_fnote(r, st, &st->fields[i]);
+            return false;
+        }
+        at += st->fields[i].type->final_size;
+    }
+    return true;
+}
+
 /* A value of n fixed bytes (bounds only). */
 static inline SC_UNUSED const uint8_t *sc_fv_fixed(sc_frd *r, const uint8_t *p, size_t n)
 {
