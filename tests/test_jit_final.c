@@ -1145,6 +1145,67 @@ static void test_edges(void **state)
     bench_free(&b);
 }
 
+/* A struct derived second from its base has a copy of the base's fields: a
+ * failure in an inherited field is reported against the struct being verified
+ * and its own record of the field, by the interpreter and native code alike,
+ * in a run that does not fit and in a fixed value that is too deep. */
+static void test_inherited_copy(void **state)
+{
+    (void)state;
+    fbe_schema *s = load_text_ok("package t\n"
+                                 "struct In { int32 x; }\n"
+                                 "struct B { int32 a; int64 b; In i; string s; }\n"
+                                 "struct D1 : B { int32 x; }\n"
+                                 "struct D2 : B { int32 y; string z; }\n");
+    fbe_codec *ci = fbe_interp_create(s, NULL, NULL);
+    fbe_jit_options jo = {.require_native = true};
+    fbe_status st = FBE_OK;
+    fbe_codec *cj = fbe_jit_compile(s, &jo, &st);
+    assert_non_null(ci);
+    assert_non_null(cj);
+    const fbe_type *ti = fbe_codec_type(ci, "t.D2"), *tj = fbe_codec_type(cj, "t.D2");
+    const fbe_ir_struct *d2 = ti->ir;
+    assert_ptr_not_equal(d2->fields, fbe_schema_find_struct(s, "t.B")->fields);
+    uint8_t frame[8 + 32] = {0};
+    uint32_t type = d2->type_number;
+    memcpy(frame + 4, &type, 4);
+    for (uint32_t body = 0; body <= 32; body++) {
+        uint32_t size = 8 + body;
+        memcpy(frame, &size, 4);
+        for (uint32_t md = 0; md <= 2; md++) {
+            fbe_decode_options opt = {.max_depth = md};
+            fbe_verify_info a, b;
+            fbe_status sa = fbe_verify_with(ti, FBE_FINAL, frame, size, &a, &opt);
+            fbe_status sb = fbe_verify_with(tj, FBE_FINAL, frame, size, &b, &opt);
+            assert_int_equal(sa, sb);
+            if (sa == FBE_OK)
+                continue;
+            assert_int_equal(a.offset, b.offset);
+            assert_ptr_equal(a.type, b.type);
+            assert_ptr_equal(a.field, b.field);
+        }
+    }
+    fbe_verify_info info;
+    /* a and b are a run: 10 bytes of body leave b short at 12 */
+    uint32_t size = 8 + 10;
+    memcpy(frame, &size, 4);
+    assert_int_equal(fbe_verify(tj, FBE_FINAL, frame, size, &info), FBE_TRUNCATED);
+    assert_int_equal(info.offset, 12);
+    assert_ptr_equal(info.type, d2);
+    assert_ptr_equal(info.field, &d2->fields[1]);
+    /* the whole body, one level allowed: In, at 20, is one too many */
+    size = 8 + 32;
+    memcpy(frame, &size, 4);
+    fbe_decode_options one = {.max_depth = 1};
+    assert_int_equal(fbe_verify_with(tj, FBE_FINAL, frame, size, &info, &one), FBE_TOO_DEEP);
+    assert_int_equal(info.offset, 20);
+    assert_ptr_equal(info.type, d2);
+    assert_ptr_equal(info.field, &d2->fields[2]);
+    fbe_codec_free(cj);
+    fbe_codec_free(ci);
+    fbe_schema_free(s);
+}
+
 int main(void)
 {
     /* FBE_TEST_FILTER=test_random runs one test */
@@ -1161,6 +1222,7 @@ int main(void)
         cmocka_unit_test(test_nomem),
         cmocka_unit_test(test_arguments),
         cmocka_unit_test(test_edges),
+        cmocka_unit_test(test_inherited_copy),
     };
     return cmocka_run_group_tests(tests, golden_setup, golden_teardown);
 }
