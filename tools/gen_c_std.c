@@ -17,8 +17,9 @@
  * inherited ones (gc_shared_base): s<b>_sdfields as is, and for a struct that
  * is a base, s<k>_ssizef (the walk without the body, and whether it stopped),
  * s<k>_swritef (the fields without the header) and s<k>_svf (the checks,
- * errors reported against the struct the caller reads). s<k>_zero lists the
- * own fields only: a level whose base call failed zeroes all of its own.
+ * errors reported against the struct the caller reads). A failed read zeroes
+ * the struct's own fields from the failing one on (sc_zero_fields over
+ * ir_s<k>_f): a level whose base call failed zeroes all of its own.
  *
  * Same checks in the same order, same statuses and positions, same arena
  * allocations in the same order and the same host state on failure as the
