@@ -67,7 +67,6 @@ typedef struct fin {
     LLVMValueRef run_verify, run_read; /* fbe_native_final_run_verify / _read */
     LLVMValueRef zero_fields;          /* fbe_native_zero_fields */
     LLVMValueRef final_depth;          /* fbe_native_final_depth */
-    LLVMTypeRef run_verify_t, run_read_t;
 } fin;
 
 /* ---- the IR, classified ---------------------------------------------------------- */
@@ -1271,7 +1270,8 @@ static void define_walk_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, 
     } else {
         /* a failing field and every later one are zeroed (static_c.h sc_zero_fields) */
         jit_position(e, w.zfail);
-        LLVMValueRef args[] = {dst, jit_host_ptr(e, &st->fields[lo]), load64(e, w.zfrom), jit_i64(e, n)};
+        LLVMValueRef args[] = {dst, jit_host_ptr(e, &st->fields[lo]), load64(e, w.zfrom),
+                               jit_i64(e, n)};
         call(e, F->zero_fields, args, 4);
         LLVMBuildRet(e->b, load64(e, w.st_slot));
     }
@@ -1598,15 +1598,17 @@ bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
     fin F = {.e = e};
     F.decode_alloc = jit_decode_alloc_fn(e, &F.decode_alloc_t);
     LLVMTypeRef rv[] = {e->ptr, e->i64, e->i64, e->ptr, e->i64, e->ptr};
-    F.run_verify_t = LLVMFunctionType(e->void_t, rv, 6, 0);
-    F.run_verify = jit_runtime_fn(e, "fbe_native_final_run_verify", F.run_verify_t);
+    F.run_verify = jit_runtime_fn(e, "fbe_native_final_run_verify",
+                                  LLVMFunctionType(e->void_t, rv, 6, 0));
     LLVMTypeRef rr[] = {e->ptr, e->i64, e->i64, e->ptr, e->ptr, e->i64, e->i64};
-    F.run_read_t = LLVMFunctionType(e->void_t, rr, 7, 0);
-    F.run_read = jit_runtime_fn(e, "fbe_native_final_run_read", F.run_read_t);
+    F.run_read = jit_runtime_fn(e, "fbe_native_final_run_read",
+                                LLVMFunctionType(e->void_t, rr, 7, 0));
     LLVMTypeRef zp[] = {e->ptr, e->ptr, e->i64, e->i64};
-    F.zero_fields = jit_runtime_fn(e, "fbe_native_zero_fields", LLVMFunctionType(e->void_t, zp, 4, 0));
+    F.zero_fields = jit_runtime_fn(e, "fbe_native_zero_fields",
+                                   LLVMFunctionType(e->void_t, zp, 4, 0));
     LLVMTypeRef dp[] = {e->ptr, e->ptr, e->i64, e->i64, e->ptr};
-    F.final_depth = jit_runtime_fn(e, "fbe_native_final_depth", LLVMFunctionType(e->i64, dp, 5, 0));
+    F.final_depth = jit_runtime_fn(e, "fbe_native_final_depth",
+                                   LLVMFunctionType(e->i64, dp, 5, 0));
     F.copy_fn = calloc(e->count + 1, sizeof *F.copy_fn);
     F.reach = calloc(e->count + 1, sizeof *F.reach);
     F.trailing = calloc(e->count + 1, sizeof *F.trailing);

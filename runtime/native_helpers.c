@@ -46,11 +46,18 @@ fbe_native_failure fbe_native_std_ref(const uint8_t *data, uint64_t size, uint64
     return (fbe_native_failure){st, r.err_pos};
 }
 
+/* Bytes left at pos. Native code calls these with pos <= end; should it not,
+ * nothing fits, rather than a wrapped room that would read past the frame. */
+static uint64_t room_at(uint64_t end, uint64_t pos)
+{
+    return pos <= end ? end - pos : 0;
+}
+
 void fbe_native_final_run_verify(fbe_verify_info *info, uint64_t end, uint64_t pos,
                                  const fbe_ir_field *run, uint64_t n, const fbe_ir_struct *rep)
 {
     uint64_t at;
-    size_t k = sc_frun_short(run, n, end - pos, &at);
+    size_t k = sc_frun_short(run, n, room_at(end, pos), &at);
     fbe_jit_verify_fail(info, FBE_TRUNCATED, pos + at, rep, &run[k]);
 }
 
@@ -58,8 +65,7 @@ void fbe_native_final_run_read(const uint8_t *data, uint64_t end, uint64_t pos, 
                                const fbe_ir_field *run, uint64_t n, uint64_t zero)
 {
     uint64_t at;
-    size_t k = sc_frun_short(run, n, end - pos, &at);
-    sc_frun_copy(dst, data + pos, run, k);
+    size_t k = sc_frun_read(dst, data + pos, run, n, room_at(end, pos), &at);
     sc_zero_fields(dst, run, k, zero);
 }
 

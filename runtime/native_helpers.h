@@ -60,13 +60,13 @@ fbe_native_failure fbe_native_std_ref(const uint8_t *data, uint64_t size, uint64
 /* A run of final-model fields did not fit (static_c.h sc_frun_short): the n
  * fields at `run` (an IR struct's field array from the run's first field on),
  * with the bytes after them that native code checked together with them.
- * verify: at pos of a frame of `end` bytes; reports TRUNCATED against rep at
- * the first field that does not fit, or at run[n] when they all do (then what
- * failed is the next field's header, so run[n] exists). read: at p with room
- * bytes left; reads the fields that fit into the host struct at dst and zeroes
- * the others and the fields after them up to run[zero] (final.c d_fields: a
- * failing field and every later one are zero), then the caller returns
- * -FBE_TRUNCATED. */
+ * The run is at pos of a frame of `end` bytes (pos <= end; past it, nothing
+ * fits). verify reports TRUNCATED against rep at the first field that does
+ * not fit, or at run[n] when they all do (then what failed is the next
+ * field's header, so run[n] exists). read (static_c.h sc_frun_read) reads the
+ * fields that fit into the host struct at dst and zeroes the others and the
+ * fields after them up to run[zero] (a failing field and every later one are
+ * zero); the caller then returns -FBE_TRUNCATED. */
 void fbe_native_final_run_verify(fbe_verify_info *info, uint64_t end, uint64_t pos,
                                  const fbe_ir_field *run, uint64_t n, const fbe_ir_struct *rep);
 void fbe_native_final_run_read(const uint8_t *data, uint64_t end, uint64_t pos, uint8_t *dst,

@@ -123,6 +123,17 @@ static void expect_run_verify(const fbe_ir_struct *st, uint64_t end, size_t fiel
     assert_ptr_equal(info.field, &st->fields[field]);
 }
 
+static void expect_run_verify_at(const fbe_ir_struct *st, uint64_t end, uint64_t pos,
+                                 size_t field, uint64_t at)
+{
+    fbe_verify_info info;
+    memset(&info, 0, sizeof info);
+    fbe_native_final_run_verify(&info, end, pos, st->fields, 4, st);
+    assert_int_equal(info.status, FBE_TRUNCATED);
+    assert_int_equal(info.offset, at);
+    assert_ptr_equal(info.field, &st->fields[field]);
+}
+
 static void test_final_run_verify(void **state)
 {
     (void)state;
@@ -135,6 +146,7 @@ static void test_final_run_verify(void **state)
     expect_run_verify(st, 23, 3, 16); /* d needs 16..24 */
     expect_run_verify(st, 27, 4, 24); /* all fit: s's length at 24 does not */
     fbe_native_final_run_verify(NULL, 11, 8, st->fields, 4, st); /* no info: no report */
+    expect_run_verify_at(st, 8, 11, 0, 11); /* past the end: nothing fits, no wrapped room */
     fbe_schema_free(schema);
 }
 
@@ -173,6 +185,12 @@ static void test_final_run_read(void **state)
     assert_int_equal(host[f[0].host_offset], 0);
     assert_int_equal(host[f[1].host_offset], 0);
     assert_int_equal(host[f[2].host_offset], 0xAA);
+
+    /* a position past the end: nothing is read (no wrapped room), all zeroed */
+    memset(host, 0xAA, sizeof host);
+    fbe_native_final_run_read(frame, 11, 20, host, f, 4, 5);
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(host[f[i].host_offset], 0);
 
     /* the zeroing alone, as native code's failure paths call it: fields [1, 3) */
     memset(host, 0xAA, sizeof host);

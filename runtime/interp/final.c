@@ -550,15 +550,6 @@ static inline uint64_t entry_min(const interp_node *n)
 
 /* ------------------------------ verify ------------------------------------------ */
 
-/* A final_fixed struct at level `depth`, already bounds-checked: only the nesting of
- * its struct levels can fail. Walked only once the depth is known to fail
- * (v_fixed_ok), to find where: the walk `fbec c` and native code use. */
-COLD static bool v_fixed_struct_depth(rd *r, const interp_prog *g, const uint8_t *p,
-                                      unsigned depth)
-{
-    return sc_fv_fixed_depth(r, g->ir, p, depth);
-}
-
 /* A final_fixed node inside a struct at level `depth`, already bounds-checked. All
  * elements of an array have the same shape: checking the first is enough. */
 static bool v_fixed_depth(rd *r, const interp_node *n, const uint8_t *p, unsigned depth)
@@ -570,7 +561,7 @@ static bool v_fixed_depth(rd *r, const interp_node *n, const uint8_t *p, unsigne
     }
     if (n->op != OP_STRUCT)
         return true;
-    return v_fixed_struct_depth(r, n->prog, p, depth + 1);
+    return sc_fv_fixed_depth(r, n->prog->ir, p, depth + 1);
 }
 
 /* v_fixed_depth in one comparison: a fixed node spans final_depth struct levels
@@ -662,7 +653,7 @@ INLINE const uint8_t *v_struct(rd *r, const interp_prog *g, const uint8_t *p, un
             return sc_ffail(r, FBE_TRUNCATED, p);
         /* the struct's own level and the fixed_depth - 1 below it */
         if (UNLIKELY((uint64_t)depth + g->fixed_depth - 1 > r->max_depth) &&
-            !v_fixed_struct_depth(r, g, p, depth))
+            !sc_fv_fixed_depth(r, g->ir, p, depth))
             return NULL;
         return p + g->final_size;
     }
@@ -1181,11 +1172,7 @@ COLD static const uint8_t *d_short(rd *r, const interp_prog *g, const interp_ste
     /* the rule `fbec c` and native code follow (static_c.h): some field of the
      * step does not fit, so the walk ends in it, before the struct's last field */
     size_t i = (size_t)(s->field - g->fields);
-    const fbe_ir_field *run = g->ir->fields + i;
-    uint64_t at;
-    size_t k = sc_frun_short(run, g->field_count - i, (size_t)(r->end - p), &at);
-    sc_frun_copy(dst, p, run, k);
-    sc_ffail(r, FBE_TRUNCATED, p + at);
+    size_t k = sc_fd_run_short(r, p, dst, g->ir->fields + i, g->field_count - i);
     return d_fail_field(r, g, s->field + k, dst);
 }
 

@@ -482,10 +482,13 @@ static SC_COLD size_t sc_frun_short(const fbe_ir_field *run, size_t n, uint64_t 
     return k;
 }
 
-/* Reads the first k fields of the run at p into the host struct at dst (bools
- * normalised to 0/1, alone or in arrays). */
-static SC_COLD void sc_frun_copy(uint8_t *dst, const uint8_t *p, const fbe_ir_field *run, size_t k)
+/* The fields of the run at p that fit in room bytes, read into the host struct
+ * at dst (bools normalised to 0/1, alone or in arrays); returns how many and
+ * sets *at as sc_frun_short does. */
+static SC_COLD size_t sc_frun_read(uint8_t *dst, const uint8_t *p, const fbe_ir_field *run,
+                                   size_t n, uint64_t room, uint64_t *at)
 {
+    size_t k = sc_frun_short(run, n, room, at);
     for (size_t i = 0; i < k; i++) {
         const fbe_ir_type *t = run[i].type;
         const fbe_ir_type *e = t->kind == FBE_IR_ARRAY ? t->elem : t;
@@ -495,6 +498,7 @@ static SC_COLD void sc_frun_copy(uint8_t *dst, const uint8_t *p, const fbe_ir_fi
             memcpy(dst + run[i].host_offset, p, t->final_size);
         p += t->final_size;
     }
+    return k;
 }
 
 /* verify: the run at p does not fit; fails TRUNCATED at the first field that
@@ -516,8 +520,7 @@ static SC_COLD size_t sc_fd_run_short(sc_frd *r, const uint8_t *p, uint8_t *dst,
                                       const fbe_ir_field *run, size_t n)
 {
     uint64_t at;
-    size_t k = sc_frun_short(run, n, sc_room(r, p), &at);
-    sc_frun_copy(dst, p, run, k);
+    size_t k = sc_frun_read(dst, p, run, n, sc_room(r, p), &at);
     sc_ffail(r, FBE_TRUNCATED, p + at);
     return k;
 }
