@@ -144,15 +144,16 @@ bool jit_cache_ir_digest(const fbe_schema *schema, unsigned max_depth, jit_cache
 }
 
 void jit_cache_unit_key(const jit_cache_digest *ir, int unit, unsigned generation,
-                        const char *triple, const char *cpu, const char *features,
+                        uint64_t types_key, const char *triple, const char *cpu, const char *features,
                         int opt_level, jit_cache_key *key)
 {
     hasher h = {0xcbf29ce484222325ull, 0x243f6a8885a308d3ull};
     char meta[256];
     unsigned major, minor, patch;
     LLVMGetVersion(&major, &minor, &patch);
-    snprintf(meta, sizeof meta, "fbe-c %s sources %s LLVM %u.%u.%u O%d unit %d gen %u",
-             FBE_VERSION, FBE_JIT_SOURCE_HASH, major, minor, patch, opt_level, unit, generation);
+    snprintf(meta, sizeof meta, "fbe-c %s sources %s LLVM %u.%u.%u O%d unit %d gen %u types %llx",
+             FBE_VERSION, FBE_JIT_SOURCE_HASH, major, minor, patch, opt_level, unit, generation,
+             (unsigned long long)types_key);
     hash_str(&h, meta);
     char passes[8192];
     jit_pass_pipeline(opt_level, passes, sizeof passes);

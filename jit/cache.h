@@ -8,8 +8,9 @@
  *
  * The key is known before anything is lowered, so a hit costs a hash and a file
  * read: it hashes the schema's IR (every package, as `fbec ir` prints it), the
- * codec's depth limit, the unit, the target, CPU, features, optimization level,
- * pass pipeline and LLVM options, the LLVM and fbe-c versions, and a hash of the
+ * codec's depth limit, the unit and its selected structs (fbe_jit_options.types),
+ * the target, CPU, features, optimization level, pass pipeline and LLVM options,
+ * the LLVM and fbe-c versions, and a hash of the
  * sources that decide what is lowered (jit/, ir/, runtime/, frontend/ and the
  * public headers, computed when fbe-c is built: cmake/HashSources.cmake). */
 #ifndef FBE_JIT_CACHE_H
@@ -46,9 +47,10 @@ struct fbe_schema;
 bool jit_cache_ir_digest(const struct fbe_schema *schema, unsigned max_depth,
                          jit_cache_digest *out);
 
-/* The key of one unit's object. */
+/* The key of one unit's object (types_key: the structs whose entry points it
+ * has, 0 for all). */
 void jit_cache_unit_key(const jit_cache_digest *ir, int unit, unsigned generation,
-                        const char *triple, const char *cpu, const char *features,
+                        uint64_t types_key, const char *triple, const char *cpu, const char *features,
                         int opt_level, jit_cache_key *key);
 
 /* Whether an entry exists (it may still fail to load). */

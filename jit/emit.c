@@ -108,6 +108,8 @@ LLVMValueRef jit_declare_entry(jit_emit *e, size_t index, fbe_model model, fbe_o
         {e->ptr, e->ptr, e->i64, e->ptr, e->ptr, e->ptr},
     };
     static const unsigned counts[] = {2, 3, 5, 6};
+    if (e->entry_types && !e->entry_types[index])
+        return NULL; /* the entry stays the interpreter's: its define_*_entry does nothing */
     char name[JIT_ENTRY_NAME_MAX];
     jit_entry_name(e, index, model, op, name);
     LLVMValueRef fn = jit_declare(e, name, op == FBE_OP_SIZE ? e->i64 : e->i32, params[op], counts[op], true);

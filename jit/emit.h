@@ -71,6 +71,11 @@ typedef struct jit_emit {
     /* In-process names carry it when > 0: a unit compiled again after its first
      * object failed to link (the JIT keeps the failed symbols) gets new names. */
     unsigned generation;
+    /* [type] 1 for the types whose entry points are emitted; NULL: every type.
+     * The bodies of the others are still lowered where a selected type holds
+     * them; those no entry reaches are internal and unused, and LLVM's first
+     * module passes delete them. */
+    const uint8_t *entry_types;
     /* The first entry point name LLVM had to rename (two structs with one
      * exported name); empty if none. */
     char name_clash[FBE_IR_MAX_SYMBOL + 32];

@@ -1353,6 +1353,8 @@ static void define_entry_size(fin *F, const fbe_ir_struct *st, jit_struct_fns *f
 {
     jit_emit *e = F->e;
     LLVMValueRef fn = f->entry[FBE_FINAL][FBE_OP_SIZE];
+    if (!fn) /* not a selected type (jit_emit.entry_types) */
+        return;
     jit_begin_function(e, fn);
     LLVMBuildRet(e->b, addc(e, size_struct(F, st, LLVMGetParam(fn, 1)), 8));
 }
@@ -1370,6 +1372,8 @@ static void define_entry_serialize(fin *F, const fbe_ir_struct *st, jit_struct_f
 {
     jit_emit *e = F->e;
     LLVMValueRef fn = f->entry[FBE_FINAL][FBE_OP_SERIALIZE];
+    if (!fn) /* not a selected type (jit_emit.entry_types) */
+        return;
     jit_begin_function(e, fn);
     LLVMValueRef type = LLVMGetParam(fn, 0), value = LLVMGetParam(fn, 1), out = LLVMGetParam(fn, 2);
     LLVMValueRef bad_arg = LLVMBuildOr(e->b, LLVMBuildIsNull(e->b, type, ""),
@@ -1429,6 +1433,8 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
 {
     jit_emit *e = F->e;
     LLVMValueRef fn = f->entry[FBE_FINAL][FBE_OP_VERIFY];
+    if (!fn) /* not a selected type (jit_emit.entry_types) */
+        return;
     jit_begin_function(e, fn);
     LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1);
     LLVMValueRef size = LLVMGetParam(fn, 2), info = LLVMGetParam(fn, 3), opts = LLVMGetParam(fn, 4);
@@ -1534,6 +1540,8 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
 {
     jit_emit *e = F->e;
     LLVMValueRef fn = f->entry[FBE_FINAL][FBE_OP_DESERIALIZE];
+    if (!fn) /* not a selected type (jit_emit.entry_types) */
+        return;
     jit_begin_function(e, fn);
     LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1), size = LLVMGetParam(fn, 2);
     LLVMValueRef value = LLVMGetParam(fn, 3), opts = LLVMGetParam(fn, 4), consumed = LLVMGetParam(fn, 5);

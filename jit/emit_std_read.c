@@ -1576,6 +1576,8 @@ static void define_verify_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *
 {
     jit_emit *e = r->e;
     LLVMValueRef fn = f->entry[FBE_STANDARD][FBE_OP_VERIFY];
+    if (!fn) /* not a selected type (jit_emit.entry_types) */
+        return;
     begin(r, fn, st, true, false);
     LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1),
                  size = LLVMGetParam(fn, 2), info = LLVMGetParam(fn, 3),
@@ -1612,6 +1614,8 @@ static void define_read_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *f)
 {
     jit_emit *e = r->e;
     LLVMValueRef fn = f->entry[FBE_STANDARD][FBE_OP_DESERIALIZE];
+    if (!fn) /* not a selected type (jit_emit.entry_types) */
+        return;
     begin(r, fn, st, false, true);
     LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1),
                  size = LLVMGetParam(fn, 2), value = LLVMGetParam(fn, 3),

@@ -521,6 +521,8 @@ static void define_entries(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns 
 {
     /* size(type, value) = frame header + body + extras */
     LLVMValueRef fn = f->entry[FBE_STANDARD][FBE_OP_SIZE];
+    if (!fn) /* not a selected type (jit_emit.entry_types) */
+        return;
     jit_begin_function(e, fn);
     LLVMValueRef size = LLVMBuildAdd(e->b, call_size(e, st, LLVMGetParam(fn, 1), jit_i64(e, 0)),
                                      jit_i64(e, 8), "");

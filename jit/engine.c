@@ -52,6 +52,8 @@ typedef struct jit_state {
     bool retried[JIT_UNIT_COUNT];
     uint8_t called[JIT_UNIT_COUNT]; /* set by the trampolines (relaxed atomics) */
     fbe_model_ops *interp;           /* [type * 2 + model]: the interpreter's entry points */
+    uint8_t *native_types;           /* opts.types: [type] 1 if its entry points are compiled */
+    size_t native_type_count;        /* types with native entry points (all without a list) */
     double started_ms;
     fbe_jit_stats stats;
     bool all_cached;
@@ -152,6 +154,7 @@ static void state_free(jit_state *s)
     free(s->features);
     free(s->cache_dir);
     free(s->interp);
+    free(s->native_types);
     free(s);
 }
 
@@ -175,8 +178,38 @@ static char *dup_or_null(const char *p, bool *ok)
     return d;
 }
 
-static jit_state *state_new(const fbe_schema *schema, fbe_codec *codec, const fbe_jit_options *o)
+/* opts->types as a flag per struct of the codec (s->native_types; NULL for
+ * every struct), and its part of the cache keys. FBE_INVALID_ARGUMENT for a name
+ * the codec does not have. */
+static fbe_status select_types(jit_state *s, const fbe_codec *codec, const char *const *names)
 {
+    s->native_type_count = codec->type_count;
+    if (!names)
+        return FBE_OK;
+    s->native_types = calloc(codec->type_count + 1, 1);
+    if (!s->native_types)
+        return FBE_NOMEM;
+    for (const char *const *n = names; *n; n++) {
+        const fbe_type *t = fbe_codec_type(codec, *n);
+        if (!t)
+            return FBE_INVALID_ARGUMENT;
+        s->native_types[t - codec->types] = 1;
+    }
+    s->native_type_count = 0;
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a over the flags: the selection's key */
+    for (size_t i = 0; i < codec->type_count; i++) {
+        s->native_type_count += s->native_types[i];
+        h = (h ^ s->native_types[i]) * 0x100000001b3ull;
+    }
+    s->opts.types = s->native_types;
+    s->opts.types_key = h;
+    return FBE_OK;
+}
+
+static jit_state *state_new(const fbe_schema *schema, fbe_codec *codec, const fbe_jit_options *o,
+                            fbe_status *status)
+{
+    *status = FBE_NOMEM;
     jit_state *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
@@ -188,29 +221,36 @@ static jit_state *state_new(const fbe_schema *schema, fbe_codec *codec, const fb
     const char *env_cache = getenv("FBE_JIT_CACHE_DIR");
     s->cache_dir = dup_or_null(o->cache_dir ? o->cache_dir : env_cache && *env_cache ? env_cache : NULL, &ok);
     s->interp = calloc(codec->type_count * 2 + 1, sizeof *s->interp);
-    if (!ok || !s->interp || pthread_mutex_init(&s->lock, NULL) != 0) {
+    fbe_status selected = ok && s->interp ? select_types(s, codec, o->types) : FBE_NOMEM;
+    if (selected != FBE_OK || pthread_mutex_init(&s->lock, NULL) != 0) {
+        *status = selected;
         free(s->cpu);
         free(s->features);
         free(s->cache_dir);
         free(s->interp);
+        free(s->native_types);
         free(s);
         return NULL;
     }
     pthread_cond_init(&s->changed, NULL);
     s->refs = 1;
     s->codec = codec;
-    s->opts = (jit_unit_options){s->cpu, s->features, o->opt_level, s->cache_dir, NULL, 0};
+    s->opts.cpu = s->cpu;
+    s->opts.features = s->features;
+    s->opts.opt_level = o->opt_level;
+    s->opts.cache_dir = s->cache_dir;
     s->schema = schema;
     if (s->cache_dir && o->mode != FBE_JIT_EAGER && !o->require_native)
         s->digest = DIGEST_PENDING;
     else if (s->cache_dir &&
              jit_cache_ir_digest(schema, fbe_codec_max_depth(codec), &s->ir_digest))
         s->opts.ir = &s->ir_digest;
-    unsigned units = jit_units_of(o->models, o->parts);
+    unsigned units = s->native_type_count ? jit_units_of(o->models, o->parts) : 0;
     for (int u = 0; u < JIT_UNIT_COUNT; u++)
         s->state[u] = units & JIT_UNIT(u) ? UNIT_QUEUED : UNIT_OFF;
     s->all_cached = s->cache_dir != NULL;
     s->stats.mode = o->mode;
+    *status = FBE_OK;
     return s;
 }
 
@@ -528,7 +568,8 @@ static void save_interp(jit_state *s, bool with_trampolines)
                 continue;
             const fbe_model_ops *t = &trampolines[m];
             for (int op = 0; op < 4; op++) {
-                if (s->state[jit_unit_of((fbe_model)m, op)] != UNIT_QUEUED)
+                if (s->state[jit_unit_of((fbe_model)m, op)] != UNIT_QUEUED ||
+                    (s->native_types && !s->native_types[i]))
                     continue;
                 fbe_entry_fn fn = op == FBE_OP_SIZE        ? (fbe_entry_fn)t->size
                                   : op == FBE_OP_SERIALIZE ? (fbe_entry_fn)t->serialize
@@ -611,11 +652,12 @@ fbe_codec *fbe_jit_compile(const fbe_schema *schema, const fbe_jit_options *opts
     if (!codec)
         return NULL;
     jit_init_native();
-    jit_state *s = state_new(schema, codec, &o);
+    fbe_status made;
+    jit_state *s = state_new(schema, codec, &o, &made);
     if (!s) {
         fbe_codec_free(codec);
         if (status)
-            *status = FBE_NOMEM;
+            *status = made;
         return NULL;
     }
     s->started_ms = t0;
@@ -662,7 +704,7 @@ static size_t entries_in(const jit_state *s, int state)
     size_t n = 0;
     for (int u = 0; u < JIT_UNIT_COUNT; u++)
         if (s->state[u] == state || (state == UNIT_QUEUED && s->state[u] == UNIT_RUNNING))
-            n += s->codec ? s->codec->type_count * jit_unit_op_count(u) : 0;
+            n += s->native_type_count * jit_unit_op_count(u);
     return n;
 }
 

@@ -19,7 +19,17 @@ fbe_codec *fbe_jit_compile(const struct fbe_schema *schema, const fbe_jit_option
         return NULL;
     }
     fbe_codec_options copts = {.max_depth = opts ? opts->max_depth : 0};
-    return fbe_interp_create(schema, &copts, status);
+    fbe_codec *codec = fbe_interp_create(schema, &copts, status);
+    /* the same refusal as with LLVM: a program's bad list fails in both builds */
+    for (const char *const *n = codec && opts && opts->types ? opts->types : NULL; n && *n; n++) {
+        if (!fbe_codec_type(codec, *n)) {
+            fbe_codec_free(codec);
+            if (status)
+                *status = FBE_INVALID_ARGUMENT;
+            return NULL;
+        }
+    }
+    return codec;
 }
 
 fbe_jit_stats fbe_jit_codec_stats(const fbe_codec *codec)

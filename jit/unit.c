@@ -20,6 +20,7 @@ static bool before_emit(jit_emit *e, void *ctx, char *err, size_t size)
     const jit_unit_options *o = ((lower_ctx *)ctx)->opts;
     e->generation = o->generation;
     e->older_to_interp = true;
+    e->entry_types = o->types;
     /* A cached object must not hold this process's addresses (cache.h). */
     if (o->cache_dir)
         e->host_ptr = jit_cache_host_ptr;
@@ -103,8 +104,8 @@ bool jit_unit_in_cache(int unit, const jit_unit_options *opts)
     if (!jit_target_names(&target, &triple, &cpu, &features, NULL, 0))
         return false;
     jit_cache_key key;
-    jit_cache_unit_key(opts->ir, unit, opts->generation, triple, cpu, features, opts->opt_level,
-                       &key);
+    jit_cache_unit_key(opts->ir, unit, opts->generation, opts->types_key, triple, cpu, features,
+                       opts->opt_level, &key);
     LLVMDisposeMessage(triple);
     LLVMDisposeMessage(cpu);
     LLVMDisposeMessage(features);
@@ -115,8 +116,8 @@ bool jit_unit_in_cache(int unit, const jit_unit_options *opts)
 static bool lower_from_cache(jit_unit *u, const fbe_codec *codec)
 {
     const jit_unit_options *o = &u->opts;
-    jit_cache_unit_key(o->ir, u->unit, o->generation, u->triple, u->cpu, u->features,
-                       o->opt_level, &u->key);
+    jit_cache_unit_key(o->ir, u->unit, o->generation, o->types_key, u->triple, u->cpu,
+                       u->features, o->opt_level, &u->key);
     u->obj = jit_cache_load(o->cache_dir, &u->key);
     if (!u->obj)
         return false;

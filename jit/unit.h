@@ -24,6 +24,8 @@ typedef struct jit_unit_options {
     const char *cache_dir; /* NULL: no object cache */
     const jit_cache_digest *ir; /* the schema's part of the cache keys (with cache_dir) */
     unsigned generation;   /* > 0 on a retry: other entry symbol names (emit.h) */
+    const uint8_t *types;  /* [type] 1: its entry points are compiled; NULL: every type */
+    uint64_t types_key;    /* the selection's part of the cache keys (0 without one) */
 } jit_unit_options;
 
 /* An entry point of a unit: type index * 8 + model * 4 + op. */

@@ -416,6 +416,84 @@ static void test_models(void **state)
     fbe_schema_free(schema);
 }
 
+/* Whether struct i of c has the interpreter's entry points (those of `interp`)
+ * for every operation of both models, or native ones for all of them. */
+static void assert_entries(const fbe_codec *c, const fbe_codec *interp, size_t i, bool native)
+{
+    const fbe_model_ops *ji = fbe_codec_type_at(c, i)->ops;
+    const fbe_model_ops *ii = fbe_codec_type_at(interp, i)->ops;
+    for (int m = 0; m < 2; m++) {
+        const void *j[] = {(const void *)ji[m].size, (const void *)ji[m].serialize,
+                           (const void *)ji[m].verify, (const void *)ji[m].deserialize};
+        const void *n[] = {(const void *)ii[m].size, (const void *)ii[m].serialize,
+                           (const void *)ii[m].verify, (const void *)ii[m].deserialize};
+        for (int op = 0; op < 4; op++)
+            if ((j[op] == n[op]) == native)
+                fail_msg("type %zu model %d op %d: %s entry point", i, m, op,
+                         native ? "the interpreter's" : "a native");
+    }
+}
+
+/* fbe_jit_options.types: only the named structs get native entry points (their
+ * held structs are compiled into their code); every other keeps the
+ * interpreter's, every operation gives the interpreter's results, and the
+ * selection is part of the object cache's key. */
+static void test_types(void **state)
+{
+    (void)state;
+    fbe_schema *schema = load_golden("proto");
+    fbe_codec *interp = fbe_interp_create(schema, NULL, NULL);
+    assert_non_null(interp);
+    size_t types = fbe_codec_type_count(interp);
+    size_t account = (size_t)(fbe_codec_type(interp, "proto.Account") - fbe_codec_type_at(interp, 0));
+    size_t order = (size_t)(fbe_codec_type(interp, "proto.Order") - fbe_codec_type_at(interp, 0));
+    size_t balance = (size_t)(fbe_codec_type(interp, "proto.Balance") - fbe_codec_type_at(interp, 0));
+    static const char *const one[] = {"proto.Account", NULL};
+    static const char *const two[] = {"Order", "proto.Balance", "Order", NULL}; /* repeats are harmless */
+    static const char *const none[] = {NULL};
+    const char *const *lists[] = {one, two, none};
+    const size_t selected[] = {1, 2, 0};
+    for (size_t l = 0; l < 3; l++) {
+        fbe_codec *c = compile_native(schema, &(fbe_jit_options){.types = lists[l]});
+        if (fbe_jit_available()) {
+            fbe_jit_stats st = fbe_jit_codec_stats(c);
+            assert_int_equal(st.functions, selected[l] * 8);
+            assert_int_equal(st.pending, 0);
+            for (size_t i = 0; i < types; i++)
+                assert_entries(c, interp, i,
+                               l == 0 ? i == account : l == 1 && (i == order || i == balance));
+        }
+        char msg[256] = "";
+        unsigned long bad = exercise(schema, c, interp, 30, 0x7e5 + (uint64_t)l, msg, sizeof msg);
+        if (bad)
+            fail_msg("list %zu: %lu mismatches, first: %s", l, bad, msg);
+        fbe_codec_free(c);
+    }
+    /* a name the schema does not have: refused, whether native code is required or not */
+    static const char *const unknown[] = {"proto.Account", "proto.Nope", NULL};
+    for (int require = 0; require < 2; require++) {
+        fbe_status st = FBE_OK;
+        fbe_jit_options o = {.types = unknown, .require_native = require, .mode = FBE_JIT_EAGER};
+        assert_null(fbe_jit_compile(schema, &o, &st));
+        assert_int_equal(st, fbe_jit_available() || !require ? FBE_INVALID_ARGUMENT : FBE_UNSUPPORTED);
+    }
+    /* background: what is pending counts the selected structs only */
+    fbe_codec *bg = fbe_jit_compile(schema, &(fbe_jit_options){.types = one}, NULL);
+    assert_non_null(bg);
+    if (fbe_jit_available()) {
+        assert_true(fbe_jit_codec_stats(bg).pending <= 8);
+        assert_true(fbe_jit_wait(bg, -1));
+        fbe_jit_stats st = fbe_jit_codec_stats(bg);
+        assert_int_equal(st.functions, 8);
+        assert_int_equal(st.pending + st.failed, 0);
+        assert_entries(bg, interp, account, true);
+        assert_entries(bg, interp, order, false);
+    }
+    fbe_codec_free(bg);
+    fbe_codec_free(interp);
+    fbe_schema_free(schema);
+}
+
 /* The object cache (fbe_jit_options.cache_dir): a second compilation of the same
  * schema loads the object instead of compiling, and the codec works the same;
  * both codecs alive at once, then freed (no leaks). */
@@ -592,6 +670,27 @@ static void test_cache_key(void **state)
     fbe_codec_free(c);
     for (int k = 0; k < 8; k++)
         fbe_codec_free(fbe_jit_compile(proto, &bg, NULL));
+
+    /* the selected structs are part of the key: Account's object alone is not
+     * every struct's, nor the reverse (depth 6, standard: cached above for all) */
+    static const char *const account[] = {"proto.Account", NULL};
+    for (int round = 0; round < 2; round++) {
+        fbe_jit_options t = opts;
+        t.max_depth = 6;
+        t.types = account;
+        c = compile_native(proto, &t);
+        fbe_jit_stats st = fbe_jit_codec_stats(c);
+        assert_true(st.cached == (round == 1));
+        assert_int_equal(st.functions, 2 + 2);
+        assert_exercise(proto, c, 5, 930 + (uint64_t)round);
+        fbe_codec_free(c);
+        t.types = NULL;
+        c = compile_native(proto, &t);
+        st = fbe_jit_codec_stats(c);
+        assert_true(st.cached);
+        assert_int_equal(st.functions, fbe_codec_type_count(c) * 4);
+        fbe_codec_free(c);
+    }
     fbe_schema_free(proto);
 }
 
@@ -609,6 +708,7 @@ int main(void)
         cmocka_unit_test(test_require_native),
         cmocka_unit_test(test_stats),
         cmocka_unit_test(test_models),
+        cmocka_unit_test(test_types),
         cmocka_unit_test_teardown(test_cache_dir, remove_cache_root),
         cmocka_unit_test_teardown(test_cache_key, remove_cache_root),
     };

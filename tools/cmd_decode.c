@@ -196,7 +196,7 @@ static int decode_stream(const char *cmd, const fbec_args *args)
     fbec_args codec_args = *args;
     codec_args.jit_models = FBE_JIT_MODEL(model);
     codec_args.jit_parts = FBE_JIT_READ_OF(model);
-    fbe_codec *codec = fbec_make_codec(cmd, &codec_args, schema);
+    fbe_codec *codec = fbec_make_codec(cmd, &codec_args, schema, NULL);
     fbe_protocol *protocol = codec ? fbe_protocol_create(codec, NULL, &st) : NULL;
     bool use_stdin = !path || strcmp(path, "-") == 0;
     const char *name = use_stdin ? FBEC_STDIN_NAME : path;

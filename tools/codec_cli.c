@@ -190,7 +190,8 @@ const char *fbec_model_name(fbe_model model)
     return model == FBE_FINAL ? "final" : "standard";
 }
 
-fbe_codec *fbec_make_codec(const char *cmd, const fbec_args *args, const fbe_schema *schema)
+fbe_codec *fbec_make_codec(const char *cmd, const fbec_args *args, const fbe_schema *schema,
+                           const char *only_type)
 {
     const char *b = args->backend ? args->backend : "interp";
     fbe_status st = FBE_OK;
@@ -202,19 +203,23 @@ fbe_codec *fbec_make_codec(const char *cmd, const fbec_args *args, const fbe_sch
          * LLVM or when compilation fails); jit insists on native code, unless
          * asked to compile in the background (a one-shot command then mostly
          * runs interpreted: the mode is there to show the results agree). A
-         * command compiles only the models and sides it uses. */
+         * command compiles only the models, sides and type it uses. */
         bool background = args->jit_mode && strcmp(args->jit_mode, "background") == 0;
+        const char *types[] = {only_type, NULL};
         fbe_jit_options opts = {.cpu = args->cpu,
                                 .require_native = strcmp(b, "jit") == 0 && !background,
                                 .cache_dir = args->cache,
                                 .models = args->jit_models,
                                 .parts = args->jit_parts,
-                                .mode = background ? FBE_JIT_BACKGROUND : FBE_JIT_EAGER};
+                                .mode = background ? FBE_JIT_BACKGROUND : FBE_JIT_EAGER,
+                                .types = only_type ? types : NULL};
         codec = fbe_jit_compile(schema, &opts, &st);
         if (codec && args->stats)
             fbec_print_jit_stats(cmd, codec);
     }
-    if (!codec) {
+    if (!codec && only_type && st == FBE_INVALID_ARGUMENT) {
+        fprintf(stderr, "fbec %s: no type '%s' in schema %s\n", cmd, only_type, args->schema);
+    } else if (!codec) {
         const char *what = strcmp(b, "interp") == 0 ? "interpreter" : "JIT";
         if (st == FBE_UNSUPPORTED && !fbe_jit_available())
             fprintf(stderr, "fbec %s: cannot create the %s codec: this fbec was built without "
@@ -249,7 +254,7 @@ int fbec_codec_open(const char *cmd, const fbec_args *args, fbec_codec *c)
     c->schema = fbec_load(args, args->schema);
     if (!c->schema)
         return FBEC_FAIL;
-    c->codec = fbec_make_codec(cmd, args, c->schema);
+    c->codec = fbec_make_codec(cmd, args, c->schema, args->type);
     if (!c->codec) {
         fbec_codec_close(c);
         return FBEC_FAIL;

@@ -65,8 +65,11 @@ typedef struct fbec_codec {
     const fbe_type *type;
 } fbec_codec;
 
-/* The codec of --backend (with --cpu, --stats) for `schema`; NULL after printing why. */
-fbe_codec *fbec_make_codec(const char *cmd, const fbec_args *args, const fbe_schema *schema);
+/* The codec of --backend (with --cpu, --stats) for `schema`; NULL after printing why.
+ * A JIT compiles native entry points for `only_type` alone when it is not NULL
+ * (a command that handles one type), for every struct otherwise. */
+fbe_codec *fbec_make_codec(const char *cmd, const fbec_args *args, const fbe_schema *schema,
+                           const char *only_type);
 
 /* The --stats line of a JIT codec, on stderr. */
 void fbec_print_jit_stats(const char *cmd, const fbe_codec *codec);

@@ -52,6 +52,14 @@ typedef struct fbe_jit_options {
     fbe_jit_mode mode;     /* 0 = FBE_JIT_BACKGROUND */
     unsigned threads;      /* compile threads; 0 = one per core (at most 4) when
                               eager, 1 in the background */
+    const char *const *types; /* NULL-terminated names ("pkg.Type" or "Type", as
+                              fbe_codec_type) of the structs whose entry points are
+                              compiled to native code; NULL = every struct. The
+                              structs they hold are compiled into their code, but
+                              their own entry points, like every other struct's,
+                              stay interpreted: a program that handles one type
+                              compiles that type alone. An unknown name fails
+                              with FBE_INVALID_ARGUMENT */
 } fbe_jit_options;
 
 #define FBE_JIT_MODEL(model) (1u << (model))
