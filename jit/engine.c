@@ -54,6 +54,11 @@ typedef struct jit_state {
     fbe_model_ops *interp;           /* [type * 2 + model]: the interpreter's entry points */
     uint8_t *native_types;           /* opts.types: [type] 1 if its entry points are compiled */
     size_t native_type_count;        /* types with native entry points (all without a list) */
+    /* Background codecs compile a unit's called types first (a part of the
+     * unit), then the rest: [unit * type_count + type], set by the trampolines
+     * (relaxed atomics) and under the lock once installed. */
+    uint8_t *type_called, *type_installed;
+    size_t installed_count[JIT_UNIT_COUNT]; /* types of the unit installed so far */
     double started_ms;
     fbe_jit_stats stats;
     bool all_cached;
@@ -155,6 +160,8 @@ static void state_free(jit_state *s)
     free(s->cache_dir);
     free(s->interp);
     free(s->native_types);
+    free(s->type_called);
+    free(s->type_installed);
     free(s);
 }
 
@@ -178,6 +185,15 @@ static char *dup_or_null(const char *p, bool *ok)
     return d;
 }
 
+/* A selection's part of the cache keys. */
+static uint64_t selection_key(const uint8_t *flags, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ flags[i]) * 0x100000001b3ull;
+    return h;
+}
+
 /* opts->types as a flag per struct of the codec (s->native_types; NULL for
  * every struct), and its part of the cache keys. FBE_INVALID_ARGUMENT for a name
  * the codec does not have. */
@@ -196,13 +212,10 @@ static fbe_status select_types(jit_state *s, const fbe_codec *codec, const char 
         s->native_types[t - codec->types] = 1;
     }
     s->native_type_count = 0;
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a over the flags: the selection's key */
-    for (size_t i = 0; i < codec->type_count; i++) {
+    for (size_t i = 0; i < codec->type_count; i++)
         s->native_type_count += s->native_types[i];
-        h = (h ^ s->native_types[i]) * 0x100000001b3ull;
-    }
     s->opts.types = s->native_types;
-    s->opts.types_key = h;
+    s->opts.types_key = selection_key(s->native_types, codec->type_count);
     return FBE_OK;
 }
 
@@ -221,7 +234,10 @@ static jit_state *state_new(const fbe_schema *schema, fbe_codec *codec, const fb
     const char *env_cache = getenv("FBE_JIT_CACHE_DIR");
     s->cache_dir = dup_or_null(o->cache_dir ? o->cache_dir : env_cache && *env_cache ? env_cache : NULL, &ok);
     s->interp = calloc(codec->type_count * 2 + 1, sizeof *s->interp);
-    fbe_status selected = ok && s->interp ? select_types(s, codec, o->types) : FBE_NOMEM;
+    s->type_called = calloc(codec->type_count * JIT_UNIT_COUNT + 1, 1);
+    s->type_installed = calloc(codec->type_count * JIT_UNIT_COUNT + 1, 1);
+    ok = ok && s->interp && s->type_called && s->type_installed;
+    fbe_status selected = ok ? select_types(s, codec, o->types) : FBE_NOMEM;
     if (selected != FBE_OK || pthread_mutex_init(&s->lock, NULL) != 0) {
         *status = selected;
         free(s->cpu);
@@ -229,6 +245,8 @@ static jit_state *state_new(const fbe_schema *schema, fbe_codec *codec, const fb
         free(s->cache_dir);
         free(s->interp);
         free(s->native_types);
+        free(s->type_called);
+        free(s->type_installed);
         free(s);
         return NULL;
     }
@@ -333,14 +351,34 @@ static bool nothing_pending(const jit_state *s)
     return true;
 }
 
-/* The next unit: one already called first, else the first queued. -1: none. */
+static bool selected(const jit_state *s, size_t type)
+{
+    return !s->native_types || s->native_types[type];
+}
+
+/* Whether a type of unit u has been called and is not installed yet (lock held). */
+static bool unit_wanted(const jit_state *s, int u)
+{
+    if (!__atomic_load_n(&s->called[u], __ATOMIC_RELAXED) || !s->codec)
+        return false;
+    size_t n = s->codec->type_count;
+    const uint8_t *called = s->type_called + (size_t)u * n;
+    const uint8_t *done = s->type_installed + (size_t)u * n;
+    for (size_t i = 0; i < n; i++)
+        if (selected(s, i) && !done[i] && __atomic_load_n(&called[i], __ATOMIC_RELAXED))
+            return true;
+    return false;
+}
+
+/* The next unit: one with called types not installed yet first, else the first
+ * queued. -1: none. */
 static int pick_unit(jit_state *s)
 {
     int first = -1;
     for (int u = 0; u < JIT_UNIT_COUNT; u++) {
         if (s->state[u] != UNIT_QUEUED)
             continue;
-        if (__atomic_load_n(&s->called[u], __ATOMIC_RELAXED))
+        if (unit_wanted(s, u))
             return u;
         if (first < 0)
             first = u;
@@ -348,10 +386,25 @@ static int pick_unit(jit_state *s)
     return first;
 }
 
-/* Records the outcome of unit `u` (lock held). */
-static void unit_done(jit_state *s, int u, const jit_unit *unit, bool ok)
+/* Records the outcome of unit `u` (lock held), which compiled the types of
+ * `part` (NULL: every selected one). A part leaves the rest queued. */
+static void unit_done(jit_state *s, int u, const jit_unit *unit, const uint8_t *part, bool ok)
 {
-    s->state[u] = ok ? UNIT_NATIVE : UNIT_FAILED;
+    bool rest = false;
+    if (ok && part) {
+        size_t n = s->codec ? s->codec->type_count : 0;
+        uint8_t *done = s->type_installed + (size_t)u * n;
+        for (size_t i = 0; i < n; i++) {
+            if (part[i] && !done[i]) {
+                done[i] = 1;
+                s->installed_count[u]++;
+            }
+        }
+        rest = s->installed_count[u] < s->native_type_count;
+    } else if (ok) {
+        s->installed_count[u] = s->native_type_count;
+    }
+    s->state[u] = !ok ? UNIT_FAILED : rest ? UNIT_QUEUED : UNIT_NATIVE;
     if (unit) {
         s->stats.lower_ms += unit->lower_ms;
         s->stats.optimize_ms += unit->optimize_ms;
@@ -393,6 +446,44 @@ static void digest_once(jit_state *s)
     pthread_cond_broadcast(&s->changed);
 }
 
+/* What unit u compiles next (lock held, codec alive): NULL for every selected
+ * type at once (eager codecs; a background unit nobody has called, or whose
+ * whole object is cached), else a mask to free: the called types not installed
+ * yet when some are and others are not (so that a program using one type of a
+ * large schema gets it native soon: the issue's "entry points already called
+ * first"), otherwise every type not installed yet (the rest). *oom on failure. */
+static uint8_t *next_part(jit_state *s, int u, bool background, const jit_unit_options *o,
+                          bool *oom)
+{
+    *oom = false;
+    if (!background)
+        return NULL;
+    size_t n = s->codec->type_count;
+    const uint8_t *called = s->type_called + (size_t)u * n;
+    const uint8_t *done = s->type_installed + (size_t)u * n;
+    size_t left = 0, called_left = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!selected(s, i) || done[i])
+            continue;
+        left++;
+        called_left += __atomic_load_n(&called[i], __ATOMIC_RELAXED) != 0;
+    }
+    bool first = called_left > 0 && called_left < left;
+    if (!first && s->installed_count[u] == 0)
+        return NULL;
+    if (first && s->installed_count[u] == 0 && jit_unit_in_cache(u, o))
+        return NULL; /* loading the whole unit is quicker than compiling a part */
+    uint8_t *part = calloc(n + 1, 1);
+    if (!part) {
+        *oom = true;
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        part[i] = selected(s, i) && !done[i] &&
+                  (!first || __atomic_load_n(&called[i], __ATOMIC_RELAXED) != 0);
+    return part;
+}
+
 /* Compiles queued units until none is left or the codec is gone. Called and
  * returns with the lock held. */
 static void compile_units(jit_state *s, bool background)
@@ -407,6 +498,16 @@ static void compile_units(jit_state *s, bool background)
         o.generation = s->generation[u];
         if (s->retried[u])
             o.cache_dir = NULL;
+        bool oom;
+        uint8_t *part = next_part(s, u, background, &o, &oom);
+        if (oom) {
+            unit_done(s, u, NULL, NULL, false);
+            continue;
+        }
+        if (part) {
+            o.types = part;
+            o.types_key = selection_key(part, s->codec->type_count);
+        }
         s->lowering++;
         const fbe_codec *codec = s->codec;
         pthread_mutex_unlock(&s->lock);
@@ -421,6 +522,7 @@ static void compile_units(jit_state *s, bool background)
             s->state[u] = UNIT_FAILED;
             pthread_mutex_unlock(&s->lock);
             jit_unit_free(unit);
+            free(part);
             pthread_mutex_lock(&s->lock);
             continue;
         }
@@ -433,10 +535,11 @@ static void compile_units(jit_state *s, bool background)
             s->generation[u]++;
             s->state[u] = UNIT_QUEUED;
         } else {
-            unit_done(s, u, unit, ok);
+            unit_done(s, u, unit, part, ok);
         }
         pthread_mutex_unlock(&s->lock);
         jit_unit_free(unit);
+        free(part);
         pthread_mutex_lock(&s->lock);
     }
 }
@@ -517,10 +620,13 @@ static bool compile_eager(jit_state *s, unsigned threads)
 static const fbe_model_ops *noted(const fbe_type *t, fbe_model m, fbe_op op)
 {
     jit_state *s = t->codec->backend_data;
-    uint8_t *flag = &s->called[jit_unit_of(m, op)];
-    if (!__atomic_load_n(flag, __ATOMIC_RELAXED))
-        __atomic_store_n(flag, 1, __ATOMIC_RELAXED);
-    return &s->interp[(size_t)(t - t->codec->types) * 2 + m];
+    int u = jit_unit_of(m, op);
+    size_t i = (size_t)(t - t->codec->types);
+    uint8_t *flags[] = {&s->called[u], &s->type_called[(size_t)u * t->codec->type_count + i]};
+    for (int k = 0; k < 2; k++)
+        if (!__atomic_load_n(flags[k], __ATOMIC_RELAXED))
+            __atomic_store_n(flags[k], 1, __ATOMIC_RELAXED);
+    return &s->interp[i * 2 + m];
 }
 
 #define TRAMPOLINES(M, m)                                                                     \
@@ -704,7 +810,7 @@ static size_t entries_in(const jit_state *s, int state)
     size_t n = 0;
     for (int u = 0; u < JIT_UNIT_COUNT; u++)
         if (s->state[u] == state || (state == UNIT_QUEUED && s->state[u] == UNIT_RUNNING))
-            n += s->native_type_count * jit_unit_op_count(u);
+            n += (s->native_type_count - s->installed_count[u]) * jit_unit_op_count(u);
     return n;
 }
 

@@ -174,8 +174,10 @@ static void test_wait_and_stats(void **state)
 /* ---- priority ---------------------------------------------------------------------------- */
 
 /* One compile thread works on the first queued unit (standard write); the test
- * then calls final verify. The next unit compiled must be final read, ahead of
- * standard read, which nobody called. */
+ * then calls Account's final verify. The next unit compiled must be final
+ * verify, ahead of standard verify, which nobody called, and at first for
+ * Account alone (the called type): Order's final verify stays interpreted until
+ * the rest of the unit comes, after the queued units. */
 static void test_called_first(void **state)
 {
     (void)state;
@@ -198,6 +200,8 @@ static void test_called_first(void **state)
         const fbe_type *t = fbe_codec_type_of(c, account);
         fbe_verify_fn std_verify0 = __atomic_load_n(&t->ops[FBE_STANDARD].verify, __ATOMIC_ACQUIRE);
         fbe_verify_fn final_verify0 = __atomic_load_n(&t->ops[FBE_FINAL].verify, __ATOMIC_ACQUIRE);
+        const fbe_type *order = fbe_codec_type(c, "proto.Order");
+        fbe_verify_fn order_verify0 = __atomic_load_n(&order->ops[FBE_FINAL].verify, __ATOMIC_ACQUIRE);
         uint8_t junk[8] = {0};
         fbe_verify(t, FBE_FINAL, junk, sizeof junk, NULL);
         /* Inconclusive if the first unit was already done when the call came
@@ -214,8 +218,25 @@ static void test_called_first(void **state)
             print_message("once final verify was installed: final verify %s, standard verify %s\n",
                           final_verify != final_verify0 ? "native" : "interpreted",
                           std_verify != std_verify0 ? "native" : "interpreted");
+            fbe_verify_fn order_verify = __atomic_load_n(&order->ops[FBE_FINAL].verify, __ATOMIC_ACQUIRE);
+            fbe_jit_stats st = fbe_jit_codec_stats(c);
+            print_message("then: Order's final verify %s, %zu native entry points, %zu pending\n",
+                          order_verify != order_verify0 ? "native" : "interpreted", st.functions,
+                          st.pending);
             assert_true(final_verify != final_verify0);
             assert_true(std_verify == std_verify0);
+            assert_true(order_verify == order_verify0);
+            /* Account's final verify, after standard write's 6 x 2 if the
+             * thread had started it before the call (else it was still warming
+             * up LLVM, and final verify came first) */
+            assert_true(st.functions == 1 || st.functions == 6 * 2 + 1);
+            assert_int_equal(st.pending, 48 - st.functions);
+            assert_true(fbe_jit_wait(c, -1));
+            st = fbe_jit_codec_stats(c);
+            assert_int_equal(st.functions, 48);
+            assert_int_equal(st.pending + st.failed, 0);
+            assert_true(__atomic_load_n(&order->ops[FBE_FINAL].verify, __ATOMIC_ACQUIRE) !=
+                        order_verify0);
             decided = true;
         }
         fbe_codec_free(c);

@@ -16,9 +16,10 @@ extern "C" {
 typedef enum fbe_jit_mode {
     /* fbe_jit_compile returns as soon as the interpreter's tables exist; the
      * codec works from the first call, interpreted. Background threads compile
-     * the native code unit by unit (standard/final x write/read), units whose
-     * entry points have been called first, and install each unit's entry points
-     * as it is ready. Every call returns exactly what the interpreter returns. */
+     * the native code unit by unit (standard/final x write/verify/deserialize),
+     * units whose entry points have been called first and, in them, the called
+     * types before the others, and install entry points as they are ready.
+     * Every call returns exactly what the interpreter returns. */
     FBE_JIT_BACKGROUND = 0,
     /* Everything native before fbe_jit_compile returns (benchmarks, AOT-like
      * use); units compile in parallel on `threads` threads. */
