@@ -389,7 +389,7 @@ static bool has_fn_attr(LLVMValueRef fn, unsigned kind)
  * inside its caller: inlined first, it is simplified once, inside its caller.
  * The code is the same; the optimizer's work on proto.fbe's final write unit
  * for Account alone was 31% less (opt -passes='default<O2>', callgrind). */
-static void inline_single_calls(LLVMModuleRef mod)
+void jit_inline_single_calls(LLVMModuleRef mod)
 {
     for (bool deleted = true; deleted;) {
         deleted = false;
@@ -431,7 +431,7 @@ bool jit_module_optimize(jit_module *m, LLVMTargetMachineRef tm, int opt_level, 
                          size_t err_size)
 {
     double t0 = jit_now_ms();
-    inline_single_calls(m->mod);
+    jit_inline_single_calls(m->mod);
     if (getenv("FBE_JIT_DUMP_LOWERED")) /* the input of the passes, for opt -time-passes */
         LLVMDumpModule(m->mod);
     LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();

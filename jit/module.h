@@ -122,6 +122,12 @@ bool jit_module_lower(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm
 bool jit_module_optimize(jit_module *m, LLVMTargetMachineRef tm, int opt_level, char *err,
                          size_t err_size);
 
+/* What jit_module_optimize does before the passes: deletes internal functions
+ * nothing calls, and marks alwaysinline an internal function called from one
+ * place, unless it or the call is noinline or optnone, the call is marked
+ * alwaysinline already, or the call is in the function itself (module.c). */
+void jit_inline_single_calls(LLVMModuleRef mod);
+
 /* The pass pipeline of jit_module_optimize (opt's syntax; FBE_JIT_PASSES
  * replaces it, to measure other choices) and the LLVM options set once per
  * process: both shape the code, so the object cache's key includes them. */

@@ -1,0 +1,146 @@
+/* What the JIT does to a lowered module before LLVM's passes
+ * (jit_inline_single_calls, jit/module.c): internal functions nothing calls are
+ * deleted, chains of them too; an internal function called from one place is
+ * marked alwaysinline, and every case that must stay the inliner's decision is
+ * left alone. A module built by hand, so each case is exactly one function. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Core.h>
+
+#include "module.h"
+
+typedef struct builder {
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;
+    LLVMTypeRef fn_t; /* void () */
+    LLVMValueRef entry;
+} builder;
+
+static void attr(builder *m, LLVMValueRef fn, const char *name)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(m->ctx, kind, 0));
+}
+
+static bool has_attr(LLVMValueRef fn, const char *name)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    return LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind) != NULL;
+}
+
+/* An internal function whose body calls `callees` (NULL-terminated), then returns. */
+static LLVMValueRef internal(builder *m, const char *name, LLVMValueRef const *callees)
+{
+    LLVMValueRef fn = LLVMAddFunction(m->mod, name, m->fn_t);
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    LLVMPositionBuilderAtEnd(m->b, LLVMAppendBasicBlockInContext(m->ctx, fn, "entry"));
+    for (; callees && *callees; callees++)
+        LLVMBuildCall2(m->b, m->fn_t, *callees, NULL, 0, "");
+    LLVMBuildRetVoid(m->b);
+    return fn;
+}
+
+/* A call to callee at the end of the external entry function (before its ret). */
+static LLVMValueRef call_from_entry(builder *m, LLVMValueRef callee)
+{
+    LLVMBasicBlockRef bb = LLVMGetLastBasicBlock(m->entry);
+    LLVMPositionBuilderBefore(m->b, LLVMGetLastInstruction(bb));
+    return LLVMBuildCall2(m->b, m->fn_t, callee, NULL, 0, "");
+}
+
+static void site_attr(builder *m, LLVMValueRef call, const char *name)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(m->ctx, kind, 0));
+}
+
+static void test_inline_single_calls(void **state)
+{
+    (void)state;
+    builder m;
+    m.ctx = LLVMContextCreate();
+    m.mod = LLVMModuleCreateWithNameInContext("t", m.ctx);
+    m.b = LLVMCreateBuilderInContext(m.ctx);
+    m.fn_t = LLVMFunctionType(LLVMVoidTypeInContext(m.ctx), NULL, 0, 0);
+    m.entry = LLVMAddFunction(m.mod, "entry", m.fn_t);
+    LLVMPositionBuilderAtEnd(m.b, LLVMAppendBasicBlockInContext(m.ctx, m.entry, "entry"));
+    LLVMBuildRetVoid(m.b);
+
+    /* dead: a chain nothing calls, and a leaf only the chain calls */
+    LLVMValueRef dead_leaf = internal(&m, "dead_leaf", NULL);
+    internal(&m, "dead_root", (LLVMValueRef[]){internal(&m, "dead_mid", (LLVMValueRef[]){dead_leaf, NULL}), NULL});
+    /* marked: called once from entry, and once from a function that is itself
+     * called once */
+    LLVMValueRef once = internal(&m, "once", NULL);
+    call_from_entry(&m, once);
+    LLVMValueRef inner = internal(&m, "inner", NULL);
+    call_from_entry(&m, internal(&m, "outer", (LLVMValueRef[]){inner, NULL}));
+    /* left alone */
+    LLVMValueRef twice = internal(&m, "twice", NULL);
+    call_from_entry(&m, twice);
+    call_from_entry(&m, twice);
+    LLVMValueRef never = internal(&m, "never", NULL);
+    attr(&m, never, "noinline");
+    call_from_entry(&m, never);
+    LLVMValueRef optnone = internal(&m, "optnone", NULL);
+    attr(&m, optnone, "noinline");
+    attr(&m, optnone, "optnone");
+    call_from_entry(&m, optnone);
+    LLVMValueRef site_never = internal(&m, "site_never", NULL);
+    site_attr(&m, call_from_entry(&m, site_never), "noinline");
+    LLVMValueRef site_always = internal(&m, "site_always", NULL);
+    site_attr(&m, call_from_entry(&m, site_always), "alwaysinline");
+    LLVMValueRef self = LLVMAddFunction(m.mod, "self", m.fn_t); /* its one use is its own call */
+    LLVMSetLinkage(self, LLVMInternalLinkage);
+    LLVMPositionBuilderAtEnd(m.b, LLVMAppendBasicBlockInContext(m.ctx, self, "entry"));
+    LLVMBuildCall2(m.b, m.fn_t, self, NULL, 0, "");
+    LLVMBuildRetVoid(m.b);
+    LLVMValueRef external = LLVMAddFunction(m.mod, "external", m.fn_t);
+    LLVMPositionBuilderAtEnd(m.b, LLVMAppendBasicBlockInContext(m.ctx, external, "entry"));
+    LLVMBuildRetVoid(m.b);
+    call_from_entry(&m, external);
+    /* address taken: its one use is not a call of it */
+    LLVMValueRef taken = internal(&m, "taken", NULL);
+    LLVMValueRef slot = LLVMAddGlobal(m.mod, LLVMPointerTypeInContext(m.ctx, 0), "slot");
+    LLVMSetInitializer(slot, taken);
+
+    jit_inline_single_calls(m.mod);
+
+    char *msg = NULL;
+    if (LLVMVerifyModule(m.mod, LLVMReturnStatusAction, &msg))
+        fail_msg("invalid module: %s", msg);
+    LLVMDisposeMessage(msg);
+    assert_null(LLVMGetNamedFunction(m.mod, "dead_root"));
+    assert_null(LLVMGetNamedFunction(m.mod, "dead_mid"));
+    assert_null(LLVMGetNamedFunction(m.mod, "dead_leaf"));
+    assert_true(has_attr(once, "alwaysinline"));
+    assert_true(has_attr(inner, "alwaysinline"));
+    assert_true(has_attr(LLVMGetNamedFunction(m.mod, "outer"), "alwaysinline"));
+    const LLVMValueRef alone[] = {twice, never, optnone, site_never, site_always, self, external, taken};
+    for (size_t i = 0; i < sizeof alone / sizeof alone[0]; i++) {
+        size_t len;
+        const char *name = LLVMGetValueName2(alone[i], &len);
+        if (has_attr(alone[i], "alwaysinline"))
+            fail_msg("%s was marked alwaysinline", name);
+        assert_ptr_equal(LLVMGetNamedFunction(m.mod, name), alone[i]); /* not deleted */
+    }
+    LLVMDisposeBuilder(m.b);
+    LLVMDisposeModule(m.mod);
+    LLVMContextDispose(m.ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_inline_single_calls),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
