@@ -390,20 +390,17 @@ static int pick_unit(jit_state *s)
  * `part` (NULL: every selected one). A part leaves the rest queued. */
 static void unit_done(jit_state *s, int u, const jit_unit *unit, const uint8_t *part, bool ok)
 {
-    bool rest = false;
-    if (ok && part) {
-        size_t n = s->codec ? s->codec->type_count : 0;
+    if (ok) {
+        size_t n = s->codec->type_count;
         uint8_t *done = s->type_installed + (size_t)u * n;
         for (size_t i = 0; i < n; i++) {
-            if (part[i] && !done[i]) {
+            if ((part ? part[i] : selected(s, i)) && !done[i]) {
                 done[i] = 1;
                 s->installed_count[u]++;
             }
         }
-        rest = s->installed_count[u] < s->native_type_count;
-    } else if (ok) {
-        s->installed_count[u] = s->native_type_count;
     }
+    bool rest = s->installed_count[u] < s->native_type_count;
     s->state[u] = !ok ? UNIT_FAILED : rest ? UNIT_QUEUED : UNIT_NATIVE;
     if (unit) {
         s->stats.lower_ms += unit->lower_ms;
@@ -674,8 +671,7 @@ static void save_interp(jit_state *s, bool with_trampolines)
                 continue;
             const fbe_model_ops *t = &trampolines[m];
             for (int op = 0; op < 4; op++) {
-                if (s->state[jit_unit_of((fbe_model)m, op)] != UNIT_QUEUED ||
-                    (s->native_types && !s->native_types[i]))
+                if (s->state[jit_unit_of((fbe_model)m, op)] != UNIT_QUEUED || !selected(s, i))
                     continue;
                 fbe_entry_fn fn = op == FBE_OP_SIZE        ? (fbe_entry_fn)t->size
                                   : op == FBE_OP_SERIALIZE ? (fbe_entry_fn)t->serialize

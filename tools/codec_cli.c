@@ -190,6 +190,11 @@ const char *fbec_model_name(fbe_model model)
     return model == FBE_FINAL ? "final" : "standard";
 }
 
+static void no_type(const char *cmd, const fbec_args *args, const char *name)
+{
+    fprintf(stderr, "fbec %s: no type '%s' in schema %s\n", cmd, name, args->schema);
+}
+
 fbe_codec *fbec_make_codec(const char *cmd, const fbec_args *args, const fbe_schema *schema,
                            const char *only_type)
 {
@@ -217,8 +222,8 @@ fbe_codec *fbec_make_codec(const char *cmd, const fbec_args *args, const fbe_sch
         if (codec && args->stats)
             fbec_print_jit_stats(cmd, codec);
     }
-    if (!codec && only_type && st == FBE_INVALID_ARGUMENT) {
-        fprintf(stderr, "fbec %s: no type '%s' in schema %s\n", cmd, only_type, args->schema);
+    if (!codec && only_type && st == FBE_INVALID_ARGUMENT) { /* the JIT refused the name */
+        no_type(cmd, args, only_type);
     } else if (!codec) {
         const char *what = strcmp(b, "interp") == 0 ? "interpreter" : "JIT";
         if (st == FBE_UNSUPPORTED && !fbe_jit_available())
@@ -261,7 +266,7 @@ int fbec_codec_open(const char *cmd, const fbec_args *args, fbec_codec *c)
     }
     c->type = fbe_codec_type(c->codec, args->type);
     if (!c->type) {
-        fprintf(stderr, "fbec %s: no type '%s' in schema %s\n", cmd, args->type, args->schema);
+        no_type(cmd, args, args->type);
         fbec_codec_close(c);
         return FBEC_FAIL;
     }

@@ -550,27 +550,14 @@ static inline uint64_t entry_min(const interp_node *n)
 
 /* ------------------------------ verify ------------------------------------------ */
 
-/* A final_fixed node inside a struct at level `depth`, already bounds-checked. All
- * elements of an array have the same shape: checking the first is enough. */
-static bool v_fixed_depth(rd *r, const interp_node *n, const uint8_t *p, unsigned depth)
-{
-    while (n->op == OP_ARRAY) {
-        if (n->count == 0)
-            return true;
-        n = n->elem;
-    }
-    if (n->op != OP_STRUCT)
-        return true;
-    return sc_fv_fixed_depth(r, n->prog->ir, p, depth + 1);
-}
-
-/* v_fixed_depth in one comparison: a fixed node spans final_depth struct levels
- * below the struct (at `depth`) holding it. */
+/* The depth of a final_fixed node inside a struct at level `depth`, already
+ * bounds-checked, in one comparison: it spans final_depth struct levels below
+ * that struct; only past the limit does the walk (static_c.h) find where. */
 static inline bool v_fixed_ok(rd *r, const interp_node *n, const uint8_t *p, unsigned depth)
 {
     if (LIKELY((uint64_t)depth + n->final_depth <= r->max_depth))
         return true;
-    return v_fixed_depth(r, n, p, depth);
+    return sc_fv_fixed_value_depth(r, n->ir, p, depth);
 }
 
 static const uint8_t *v_complex(rd *r, const interp_node *n, const uint8_t *p, unsigned depth);
