@@ -129,6 +129,9 @@ void jit_store_at(jit_emit *e, LLVMValueRef v, LLVMValueRef base, LLVMValueRef o
 
 void jit_memcpy(jit_emit *e, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef len);
 void jit_memset(jit_emit *e, LLVMValueRef dst, uint8_t byte, LLVMValueRef len);
+/* A read string's n bytes into its arena block; after: readable bytes past it. */
+void jit_copy_string(jit_emit *e, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef n,
+                     LLVMValueRef after);
 
 /* Integer type of a scalar's wire width (1, 2, 4, 8, 16 bytes). */
 LLVMTypeRef jit_int_type(jit_emit *e, uint32_t bytes);

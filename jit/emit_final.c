@@ -900,7 +900,7 @@ static void w_string(walk *w, LLVMValueRef dst, uint32_t pre)
         LLVMBuildBr(e->b, done);
         jit_position(e, copy);
         LLVMValueRef m = w_alloc(w, addc(e, len, 1), pos);
-        copy_bytes(e, m, src, len);
+        jit_copy_string(e, m, src, len, LLVMBuildSub(e->b, w->end, next, ""));
         jit_store_at(e, jit_i8(e, 0), m, len);
         jit_store(e, m, dst, offsetof(fbe_string, data));
         jit_store(e, len, dst, offsetof(fbe_string, size));

@@ -940,46 +940,6 @@ static void d_scalars(rd *r, const fbe_ir_type *el, LLVMValueRef pos, LLVMValueR
     jit_loop_end(e, &loop);
 }
 
-/* Copies n (> 0) bytes: up to 32 with two overlapping loads and stores of the
- * largest width that fits, more with memcpy. */
-static void copy_bytes(rd *r, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef n)
-{
-    jit_emit *e = r->e;
-    LLVMBasicBlockRef done = jit_block(e, "copied");
-    static const uint32_t widths[] = {16, 8, 4};
-    LLVMBasicBlockRef big = jit_block(e, "copy.big"), small = jit_block(e, "copy.small");
-    LLVMBuildCondBr(e->b, ugt(r, n, jit_i64(e, 32)), big, small);
-    jit_position(e, big);
-    jit_memcpy(e, dst, src, n);
-    LLVMBuildBr(e->b, done);
-    jit_position(e, small);
-    for (size_t k = 0; k < 3; k++) {
-        uint32_t w = widths[k];
-        LLVMBasicBlockRef yes = jit_block(e, "copy.wide"), no = jit_block(e, "copy.narrow");
-        LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntUGE, n, jit_i64(e, w), ""), yes, no);
-        jit_position(e, yes);
-        LLVMTypeRef t = jit_int_type(e, w);
-        LLVMValueRef tail = LLVMBuildSub(e->b, n, jit_i64(e, w), "");
-        LLVMValueRef a = jit_load(e, t, src, 0);
-        LLVMValueRef b = jit_load_at(e, t, src, tail);
-        jit_store(e, a, dst, 0);
-        jit_store_at(e, b, dst, tail);
-        LLVMBuildBr(e->b, done);
-        jit_position(e, no);
-    }
-    /* 1..3 bytes: first, middle, last */
-    LLVMValueRef mid = LLVMBuildLShr(e->b, n, jit_i64(e, 1), "");
-    LLVMValueRef last = LLVMBuildSub(e->b, n, jit_i64(e, 1), "");
-    LLVMValueRef b0 = jit_load(e, e->i8, src, 0);
-    LLVMValueRef b1 = jit_load_at(e, e->i8, src, mid);
-    LLVMValueRef b2 = jit_load_at(e, e->i8, src, last);
-    jit_store(e, b0, dst, 0);
-    jit_store_at(e, b1, dst, mid);
-    jit_store_at(e, b2, dst, last);
-    LLVMBuildBr(e->b, done);
-    jit_position(e, done);
-}
-
 /* String or bytes at pos into host {pointer, size}. */
 static void d_string(rd *r, LLVMValueRef pos, LLVMValueRef base, LLVMValueRef host,
                      LLVMBasicBlockRef fail)
@@ -1004,7 +964,8 @@ static void d_string(rd *r, LLVMValueRef pos, LLVMValueRef base, LLVMValueRef ho
     jit_position(e, copy);
     /* d_string_payload: on NOMEM the view stays {NULL, 0} */
     LLVMValueRef p = arena_alloc(r, add_c(r, n, 1), clean);
-    copy_bytes(r, p, src, n);
+    jit_copy_string(e, p, src, n,
+                    LLVMBuildSub(e->b, LLVMBuildSub(e->b, r->size, payload, ""), n, ""));
     jit_store_at(e, jit_i8(e, 0), p, n);
     jit_store(e, p, host, 0);
     jit_store(e, n, host, 8);
