@@ -947,46 +947,6 @@ static inline void *d_alloc(rd *r, uint64_t size)
     return fbe_decode_alloc(a, n, r->memory);
 }
 
-/* d_alloc for a string's len + 1 bytes: the size is neither 0 nor near
- * overflowing, so only the room is tested. */
-static inline void *d_alloc_string(rd *r, uint32_t len)
-{
-    fbe_arena *a = r->arena;
-    size_t n = (size_t)len + 1, rounded = (n + 15) & ~(size_t)15;
-    if (LIKELY(a->head && (size_t)(a->end - a->ptr) >= rounded)) {
-        void *m = a->ptr;
-        a->ptr += rounded;
-        return m;
-    }
-    return fbe_decode_alloc(a, n, r->memory);
-}
-
-/* string and bytes: host {pointer, size_t}; empty is {NULL, 0} */
-INLINE const uint8_t *d_string(rd *r, const uint8_t *p, fbe_string *s)
-{
-    size_t room = (size_t)(r->end - p);
-    if (UNLIKELY(room < 4 || rd32(p) > room - 4)) {
-        *s = (fbe_string){NULL, 0};
-        return sc_ffail(r, FBE_TRUNCATED, p);
-    }
-    uint32_t len = rd32(p);
-    if (len == 0) {
-        *s = (fbe_string){NULL, 0};
-    } else if (r->borrow) {
-        *s = (fbe_string){(const char *)p + 4, len};
-    } else {
-        char *m = d_alloc_string(r, len);
-        if (UNLIKELY(!m)) {
-            *s = (fbe_string){NULL, 0};
-            return sc_ffail(r, FBE_NOMEM, p);
-        }
-        copy_small((uint8_t *)m, p + 4, len);
-        m[len] = 0;
-        *s = (fbe_string){m, len};
-    }
-    return p + 4 + len;
-}
-
 /* One value inside a struct at level `depth`: the common kinds inline. */
 INLINE const uint8_t *d_any(rd *r, const interp_node *n, const uint8_t *p,
                                    uint8_t *restrict dst, unsigned depth)
@@ -997,7 +957,7 @@ INLINE const uint8_t *d_any(rd *r, const interp_node *n, const uint8_t *p,
         return d_scalar(n, p, dst);
     }
     if (n->op == OP_STRING)
-        return d_string(r, p, (fbe_string *)dst);
+        return sc_fd_str(r, p, dst);
     if (n->op == OP_STRUCT)
         return d_struct(r, n->prog, p, dst, depth + 1);
     return d_complex(r, n, p, dst, depth);
@@ -1193,7 +1153,7 @@ static const uint8_t *d_fields(rd *r, const interp_prog *g, const uint8_t *p,
             goto failed;
         STEP_NEXT(D, s);
     STEP_CASE(D, SO_STRING):
-        p = d_string(r, p, (fbe_string *)D_);
+        p = sc_fd_str(r, p, D_);
         if (UNLIKELY(!p))
             goto failed;
         STEP_NEXT(D, s);
@@ -1321,7 +1281,7 @@ static const uint8_t *d_complex(rd *r, const interp_node *n, const uint8_t *p,
     }
     switch ((interp_op)n->op) {
     case OP_STRING:
-        return d_string(r, p, (fbe_string *)dst);
+        return sc_fd_str(r, p, dst);
     case OP_STRUCT:
         return d_struct(r, n->prog, p, dst, depth + 1);
     case OP_OPTIONAL: {

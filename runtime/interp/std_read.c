@@ -488,58 +488,6 @@ static inline void *arena_alloc(reader *r, size_t n)
     return fbe_decode_alloc(a, n, r->memory);
 }
 
-/* arena_alloc for a string's len + 1 bytes: the size is neither 0 nor near
- * overflowing, so only the room is tested. */
-static inline void *arena_alloc_string(reader *r, uint32_t len)
-{
-    fbe_arena *a = r->arena;
-    size_t n = (size_t)len + 1, rounded = (n + 15) & ~(size_t)15;
-    if (LIKELY(a->head && (size_t)(a->end - a->ptr) >= rounded)) {
-        void *p = a->ptr;
-        a->ptr += rounded;
-        return p;
-    }
-    return fbe_decode_alloc(a, n, r->memory);
-}
-
-/* A checked string block of `len` bytes at `payload` into host {pointer, size}. */
-static inline fbe_status d_string_payload(reader *r, uint64_t payload, uint32_t len,
-                                          uint8_t *host)
-{
-    fbe_bytes s = {NULL, 0};
-    fbe_status st = FBE_OK;
-    if (len) {
-        if (r->borrow) {
-            s.data = r->data + payload;
-            s.size = len;
-        } else {
-            uint8_t *p = arena_alloc_string(r, len);
-            if (UNLIKELY(!p)) {
-                st = FBE_NOMEM;
-            } else {
-                copy_small(p, r->data + payload, len);
-                p[len] = 0; /* a convenience, not a promise: views are not terminated */
-                s.data = p;
-                s.size = len;
-            }
-        }
-    }
-    memcpy(host, &s, sizeof s);
-    return st;
-}
-
-static inline fbe_status d_string(reader *r, uint64_t pos, uint64_t base, uint8_t *host)
-{
-    uint64_t payload = 0;
-    uint32_t len = 0;
-    fbe_status st = sc_chk_string(r, pos, base, &payload, &len);
-    if (UNLIKELY(st != FBE_OK)) {
-        memset(host, 0, sizeof(fbe_bytes));
-        return st;
-    }
-    return d_string_payload(r, payload, len, host);
-}
-
 /* count scalar elements of type e (wire stride e->std_size, host stride e->host_size). */
 static inline void d_scalars(const interp_node *e, const uint8_t *src, uint8_t *host,
                              size_t count)
@@ -644,7 +592,7 @@ static fbe_status d_seq(reader *r, const interp_node *n, uint64_t pos, uint64_t 
         break;
     case OP_STRING:
         for (; i < count; i++)
-            if (UNLIKELY((st = d_string(r, elems + (uint64_t)i * es, base,
+            if (UNLIKELY((st = sc_sd_str(r, elems + (uint64_t)i * es, base,
                                         arr + (size_t)i * hs)) != FBE_OK))
                 break;
         break;
@@ -724,7 +672,7 @@ static fbe_status d_value(reader *r, const interp_node *n, uint64_t pos, uint64_
         scalar_move(n->op, host, r->data + pos);
         return FBE_OK;
     case OP_STRING:
-        return d_string(r, pos, base, host);
+        return sc_sd_str(r, pos, base, host);
     case OP_STRUCT:
         return d_struct(r, n->prog, pos, base, host, depth + 1);
     case OP_OPTIONAL: {
@@ -815,7 +763,7 @@ static fbe_status d_fields(reader *r, const interp_prog *prog, uint64_t body, ui
         *H_ = *B_ != 0;
         STEP_NEXT(D, s);
     STEP_CASE(D, SO_STRING):
-        if (UNLIKELY((st = d_string(r, P_, body, H_)) != FBE_OK))
+        if (UNLIKELY((st = sc_sd_str(r, P_, body, H_)) != FBE_OK))
             goto failed;
         STEP_NEXT(D, s);
     STEP_CASE(D, SO_STRUCT):

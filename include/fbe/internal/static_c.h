@@ -119,6 +119,33 @@ static inline SC_UNUSED void *sc_alloc(fbe_arena *a, fbe_decode_budget *m, size_
     return fbe_decode_alloc(a, n, m);
 }
 
+/* A read string's n bytes into its arena block (n + 1 bytes, which the arena
+ * rounds up to 16): when n <= 16 and at least 16 - n readable bytes follow the
+ * string (after), one 16-byte copy, else n bytes. The caller stores the NUL
+ * after the string next. One unsigned compare: n > 16 wraps 16 - n past any
+ * frame's size. The JIT lowers the same rule (jit_copy_string). */
+static inline SC_UNUSED void sc_copy_string(uint8_t *dst, const uint8_t *src, size_t n,
+                                            uint64_t after)
+{
+    if (SC_LIKELY(16 - (uint64_t)n <= after))
+        memcpy(dst, src, 16);
+    else
+        memcpy(dst, src, n);
+}
+
+/* sc_alloc for a string's len + 1 bytes: the size is neither 0 nor near
+ * overflowing, so only the room is tested. */
+static inline SC_UNUSED void *sc_alloc_string(fbe_arena *a, fbe_decode_budget *m, uint32_t len)
+{
+    size_t n = (size_t)len + 1, rounded = (n + 15) & ~(size_t)15;
+    if (SC_LIKELY(a->head && (size_t)(a->end - a->ptr) >= rounded)) {
+        void *p = a->ptr;
+        a->ptr += rounded;
+        return p;
+    }
+    return fbe_decode_alloc(a, n, m);
+}
+
 /* ---- standard model: size and serialize ---- */
 
 /* The extra bytes of a string: its block, the length clamped at SC_CAP. */
@@ -306,17 +333,21 @@ static inline SC_UNUSED fbe_status sc_sd_str(sc_rd *r, uint64_t pos, uint64_t ba
     uint64_t payload = 0;
     uint32_t len = 0;
     fbe_status st = sc_chk_string(r, pos, base, &payload, &len);
-    sc_set_view(h, NULL, 0);
-    if (SC_UNLIKELY(st != FBE_OK) || !len)
+    if (SC_UNLIKELY(st != FBE_OK) || !len) {
+        sc_set_view(h, NULL, 0);
         return st;
+    }
+    const uint8_t *src = r->data + payload;
     if (r->borrow) {
-        sc_set_view(h, r->data + payload, len);
+        sc_set_view(h, src, len);
         return FBE_OK;
     }
-    uint8_t *p = sc_alloc(r->arena, r->memory, (size_t)len + 1);
-    if (SC_UNLIKELY(!p))
+    uint8_t *p = sc_alloc_string(r->arena, r->memory, len);
+    if (SC_UNLIKELY(!p)) {
+        sc_set_view(h, NULL, 0);
         return FBE_NOMEM;
-    memcpy(p, r->data + payload, len);
+    }
+    sc_copy_string(p, src, len, r->size - payload - len);
     p[len] = 0;
     sc_set_view(h, p, len);
     return FBE_OK;
@@ -557,20 +588,25 @@ static inline SC_UNUSED const uint8_t *sc_fd_bool(sc_frd *r, const uint8_t *p, u
 static inline SC_UNUSED const uint8_t *sc_fd_str(sc_frd *r, const uint8_t *p, uint8_t *h)
 {
     size_t room = sc_room(r, p);
-    sc_set_view(h, NULL, 0);
-    if (SC_UNLIKELY(room < 4 || sc_rd32(p) > room - 4))
+    if (SC_UNLIKELY(room < 4 || sc_rd32(p) > room - 4)) {
+        sc_set_view(h, NULL, 0);
         return sc_ffail(r, FBE_TRUNCATED, p);
+    }
     uint32_t len = sc_rd32(p);
-    if (!len)
+    if (!len) {
+        sc_set_view(h, NULL, 0);
         return p + 4;
+    }
     if (r->borrow) {
         sc_set_view(h, p + 4, len);
         return p + 4 + len;
     }
-    uint8_t *m = sc_alloc(r->arena, r->memory, (size_t)len + 1);
-    if (SC_UNLIKELY(!m))
+    uint8_t *m = sc_alloc_string(r->arena, r->memory, len);
+    if (SC_UNLIKELY(!m)) {
+        sc_set_view(h, NULL, 0);
         return sc_ffail(r, FBE_NOMEM, p);
-    memcpy(m, p + 4, len);
+    }
+    sc_copy_string(m, p + 4, len, room - 4 - len);
     m[len] = 0;
     sc_set_view(h, m, len);
     return p + 4 + len;
