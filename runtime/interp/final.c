@@ -931,20 +931,12 @@ INLINE const uint8_t *d_scalar(const interp_node *n, const uint8_t *p, uint8_t *
 INLINE const uint8_t *d_struct(rd *r, const interp_prog *g, const uint8_t *p,
                                uint8_t *restrict dst, unsigned depth);
 
-/* fbe_decode_alloc with its bump path inlined (same rounding, same 16-byte
- * alignment); anything else (no chunk yet, chunk full, zero size) goes through it. */
+/* static_c.h's arena rule (sc_alloc) for a 64-bit size: NULL past SIZE_MAX. */
 static inline void *d_alloc(rd *r, uint64_t size)
 {
     if (UNLIKELY(size > SIZE_MAX))
         return NULL;
-    fbe_arena *a = r->arena;
-    size_t n = (size_t)size, rounded = (n + 15) & ~(size_t)15;
-    if (LIKELY(a->head && n && rounded >= n && (size_t)(a->end - a->ptr) >= rounded)) {
-        void *m = a->ptr;
-        a->ptr += rounded;
-        return m;
-    }
-    return fbe_decode_alloc(a, n, r->memory);
+    return sc_alloc(r->arena, r->memory, (size_t)size);
 }
 
 /* One value inside a struct at level `depth`: the common kinds inline. */

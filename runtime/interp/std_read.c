@@ -474,18 +474,10 @@ static fbe_status d_fields(reader *r, const interp_prog *prog, uint64_t body, ui
 static fbe_status d_value(reader *r, const interp_node *n, uint64_t pos, uint64_t base,
                           uint8_t *host, unsigned depth);
 
-/* fbe_decode_alloc's bump path inlined (same rounding, same 16-byte alignment);
- * anything else (no chunk yet, chunk full, zero size) goes through it. */
+/* static_c.h's arena rule: fbe_decode_alloc's bump path inline. */
 static inline void *arena_alloc(reader *r, size_t n)
 {
-    fbe_arena *a = r->arena;
-    size_t rounded = (n + 15) & ~(size_t)15;
-    if (LIKELY(a->head && n && rounded >= n && (size_t)(a->end - a->ptr) >= rounded)) {
-        void *p = a->ptr;
-        a->ptr += rounded;
-        return p;
-    }
-    return fbe_decode_alloc(a, n, r->memory);
+    return sc_alloc(r->arena, r->memory, n);
 }
 
 /* count scalar elements of type e (wire stride e->std_size, host stride e->host_size). */
