@@ -257,29 +257,14 @@ void jit_memcpy(jit_emit *e, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef le
     LLVMBuildCall2(e->b, e->fn_memcpy_t, e->fn_memcpy, args, 4, "");
 }
 
-/* A string's n bytes into an arena block of n + 1 (rounded up to 16 by the
- * arena): one unaligned 16-byte load and store when n <= 16 and at least
- * 16 - n readable bytes follow the string (after), memcpy otherwise. The
- * store stays inside the block; the caller stores the NUL after the string
- * next. Measured against a tree of overlapping copies by length (16/8/4/1-3
- * bytes, docs/jit.md): less code, fewer branches. */
+/* static_c.h's sc_copy_string, the rule the interpreter and `fbec c` follow. */
 void jit_copy_string(jit_emit *e, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef n,
                      LLVMValueRef after)
 {
-    LLVMBasicBlockRef big = jit_block(e, "copy.big"), small = jit_block(e, "copy.small");
-    LLVMBasicBlockRef done = jit_block(e, "copied");
-    /* n <= 16 && n + after >= 16 as one unsigned compare: 16 - n <= after (n > 16
-     * wraps the left side past any frame's size) */
-    LLVMValueRef fits = LLVMBuildICmp(e->b, LLVMIntULE, LLVMBuildSub(e->b, jit_i64(e, 16), n, ""),
-                                      after, "");
-    LLVMBuildCondBr(e->b, fits, small, big);
-    jit_position(e, big);
-    jit_memcpy(e, dst, src, n);
-    LLVMBuildBr(e->b, done);
-    jit_position(e, small);
-    jit_store(e, jit_load(e, LLVMVectorType(e->i8, 16), src, 0), dst, 0);
-    LLVMBuildBr(e->b, done);
-    jit_position(e, done);
+    LLVMTypeRef t;
+    LLVMValueRef fn = jit_handler(e, "copy_string", &t);
+    LLVMValueRef args[] = {dst, src, n, after};
+    LLVMBuildCall2(e->b, t, fn, args, 4, "");
 }
 
 void jit_memset(jit_emit *e, LLVMValueRef dst, uint8_t byte, LLVMValueRef len)

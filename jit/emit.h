@@ -89,6 +89,9 @@ typedef struct jit_emit {
     /* An allocation of the lowering failed: the functions are still well
      * formed (unchunked, or returning NOMEM), and the module is refused. */
     bool out_of_memory;
+    /* jit_handler: the handler bitcode is linked into mod; it could not be, or
+     * lacked a handler asked for (the module is refused). */
+    bool handlers_linked, handlers_failed;
 } jit_emit;
 
 /* ---- functions and blocks ---- */
@@ -99,6 +102,10 @@ LLVMValueRef jit_declare(jit_emit *e, const char *name, LLVMTypeRef ret, LLVMTyp
                          unsigned n, bool external);
 /* Adds the enum attribute `name` (e.g. "cold", "noinline") to a function. */
 void jit_fn_attr(jit_emit *e, LLVMValueRef fn, const char *name);
+/* The handler fbe_jit_h_<name> of jit/handlers.c (a static_c.h rule), its
+ * function type in *type: the first call links the handler bitcode into the
+ * module (jit/handlers_link.c). Calls to it are inlined and folded. */
+LLVMValueRef jit_handler(jit_emit *e, const char *name, LLVMTypeRef *type);
 /* Declares a runtime function native code calls on a cold path (jit/helpers.c
  * gives its address; an AOT object links it from fbe_runtime). */
 LLVMValueRef jit_runtime_fn(jit_emit *e, const char *name, LLVMTypeRef type);

@@ -1402,6 +1402,21 @@ typedef struct frame_fail {
     const fbe_ir_struct *st;
 } frame_fail;
 
+/* The frame's failure: verify reports it, deserialize zeroes the value; both
+ * return the status. */
+static void fail_frame(fin *F, const frame_fail *ff, LLVMValueRef status, LLVMValueRef at)
+{
+    jit_emit *e = F->e;
+    if (ff->mode == M_VERIFY) {
+        LLVMValueRef args[] = {ff->info, status, at, jit_host_ptr(e, ff->st),
+                               LLVMConstPointerNull(e->ptr)};
+        LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
+    } else {
+        jit_memset(e, ff->value, 0, jit_i64(e, ff->st->host_size));
+    }
+    LLVMBuildRet(e->b, status);
+}
+
 static void frame_fail_at(fin *F, const frame_fail *ff, LLVMValueRef cond, fbe_status status,
                           uint64_t pos)
 {
@@ -1409,24 +1424,26 @@ static void frame_fail_at(fin *F, const frame_fail *ff, LLVMValueRef cond, fbe_s
     LLVMBasicBlockRef bad = branch_unlikely(e, cond, "frame");
     LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
     jit_position(e, bad);
-    if (ff->mode == M_VERIFY)
-        report(e, ff->info, status, jit_i64(e, pos), ff->st, NULL);
-    else
-        jit_memset(e, ff->value, 0, jit_i64(e, ff->st->host_size));
-    LLVMBuildRet(e->b, jit_i32(e, status));
+    fail_frame(F, ff, jit_i32(e, status), jit_i64(e, pos));
     jit_position(e, cont);
 }
 
+/* The frame header and type (static_c.h's sc_fchk_frame): returns the struct
+ * size. */
 static LLVMValueRef check_frame(fin *F, const frame_fail *ff, LLVMValueRef data, LLVMValueRef size)
 {
     jit_emit *e = F->e;
-    frame_fail_at(F, ff, icmp(e, LLVMIntULT, size, jit_i64(e, 8)), FBE_TRUNCATED, 0);
-    LLVMValueRef ss = LLVMBuildZExt(e->b, jit_load(e, e->i32, data, 0), e->i64, "");
-    frame_fail_at(F, ff, icmp(e, LLVMIntULT, ss, jit_i64(e, 8)), FBE_BAD_FRAME_SIZE, 0);
-    frame_fail_at(F, ff, icmp(e, LLVMIntUGT, ss, size), FBE_TRUNCATED, 0);
-    frame_fail_at(F, ff, icmp(e, LLVMIntNE, jit_load(e, e->i32, data, 4), jit_i32(e, ff->st->type_number)),
-                  FBE_BAD_TYPE, 4);
-    return ss;
+    LLVMTypeRef t;
+    LLVMValueRef fn = jit_handler(e, "final_frame", &t);
+    LLVMValueRef full = jit_alloca(e, e->i64, "full"), at = jit_alloca(e, e->i64, "at");
+    LLVMValueRef args[] = {data, size, jit_i32(e, ff->st->type_number), full, at};
+    LLVMValueRef st = LLVMBuildCall2(e->b, t, fn, args, 5, "");
+    LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntNE, st, jit_i32(e, 0)), "frame");
+    LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
+    jit_position(e, bad);
+    fail_frame(F, ff, st, LLVMBuildLoad2(e->b, e->i64, at, ""));
+    jit_position(e, cont);
+    return LLVMBuildLoad2(e->b, e->i64, full, "");
 }
 
 static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)

@@ -1500,16 +1500,25 @@ static bool define_read_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, si
 
 /* ---- entry points ------------------------------------------------------------------ */
 
-/* The frame header: leaves r->size = full_size = the budget. Failures go to fail. */
+/* The frame header (static_c.h's sc_chk_frame): leaves r->size = full_size =
+ * the budget. Failures, all at position 0, go to fail. */
 static void frame(rd *r, LLVMValueRef data, LLVMValueRef size, LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
     LLVMValueRef zero = jit_i64(e, 0);
     r->data = data;
-    check(r, LLVMBuildICmp(e->b, LLVMIntULT, size, jit_i64(e, 8), ""), FBE_TRUNCATED, zero, fail);
-    LLVMValueRef full = ld32(r, zero);
-    check(r, LLVMBuildICmp(e->b, LLVMIntULT, full, jit_i64(e, 8), ""), FBE_BAD_FRAME_SIZE, zero, fail);
-    check(r, ugt(r, full, size), FBE_TRUNCATED, zero, fail);
+    LLVMTypeRef t;
+    LLVMValueRef fn = jit_handler(e, "std_frame", &t);
+    LLVMValueRef slot = jit_alloca(e, e->i64, "full");
+    LLVMValueRef args[] = {data, size, slot};
+    LLVMValueRef st = LLVMBuildCall2(e->b, t, fn, args, 3, "");
+    LLVMBasicBlockRef bad = jit_block(e, "bad_frame"), ok = jit_block(e, "frame_ok");
+    LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildICmp(e->b, LLVMIntNE, st, jit_i32(e, 0), "")),
+                    bad, ok);
+    jit_position(e, bad);
+    fail_status(r, st, zero, fail);
+    jit_position(e, ok);
+    LLVMValueRef full = LLVMBuildLoad2(e->b, e->i64, slot, "");
     r->size = full;
     local_store(r, r->budget, full);
     /* the root reference has base 0: its room is the whole frame */

@@ -325,6 +325,10 @@ bool jit_module_lower(jit_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm
         set_err(err, err_size, "lowering failed", NULL);
         ok = false;
     }
+    if (ok && e->handlers_failed) {
+        set_err(err, err_size, "the handler bitcode (jit/handlers.c) could not be linked", NULL);
+        ok = false;
+    }
     if (ok && e->out_of_memory) {
         set_err(err, err_size, "out of memory", NULL);
         ok = false;

@@ -2,7 +2,12 @@
  * (jit_inline_single_calls, jit/module.c): internal functions nothing calls are
  * deleted, chains of them too; an internal function called from one place is
  * marked alwaysinline, and every case that must stay the inliner's decision is
- * left alone. A module built by hand, so each case is exactly one function. */
+ * left alone. A module built by hand, so each case is exactly one function.
+ *
+ * And the handler bitcode (jit_handler, jit/handlers_link.c): linked on the
+ * first request, its handlers internal, always inlined and free of the build
+ * machine's target attributes, gone after the passes; a handler it lacks
+ * refuses the module. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,7 +18,10 @@
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
 
+#include "emit.h"
 #include "module.h"
 
 typedef struct builder {
@@ -137,10 +145,103 @@ static void test_inline_single_calls(void **state)
     LLVMContextDispose(m.ctx);
 }
 
+static bool has_string_attr(LLVMValueRef fn, const char *name)
+{
+    return LLVMGetStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, name,
+                                         (unsigned)strlen(name)) != NULL;
+}
+
+static size_t calls_to(LLVMValueRef caller, const char *callee)
+{
+    size_t n = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(caller); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+            if (!LLVMIsACallInst(i))
+                continue;
+            size_t len;
+            const char *name = LLVMGetValueName2(LLVMGetCalledValue(i), &len);
+            n += strcmp(name, callee) == 0;
+        }
+    return n;
+}
+
+static void test_handlers(void **state)
+{
+    (void)state;
+    jit_init_native();
+    jit_target target = {.object = true, .cpu = "x86-64"};
+    LLVMTargetMachineRef tm = jit_target_machine(&target, NULL, NULL, NULL, NULL, 0);
+    assert_non_null(tm);
+    jit_emit e = {0};
+    e.ctx = LLVMContextCreate();
+    e.mod = LLVMModuleCreateWithNameInContext("t", e.ctx);
+    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+    LLVMSetModuleDataLayout(e.mod, dl);
+    LLVMDisposeTargetData(dl);
+    char *triple = LLVMGetTargetMachineTriple(tm);
+    LLVMSetTarget(e.mod, triple);
+    LLVMDisposeMessage(triple);
+    e.b = LLVMCreateBuilderInContext(e.ctx);
+    e.void_t = LLVMVoidTypeInContext(e.ctx);
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(e.ctx, 0), i64 = LLVMInt64TypeInContext(e.ctx);
+
+    assert_null(LLVMGetNamedFunction(e.mod, "fbe_jit_h_copy_string"));
+    LLVMTypeRef t = NULL;
+    LLVMValueRef copy = jit_handler(&e, "copy_string", &t);
+    assert_true(e.handlers_linked);
+    assert_false(e.handlers_failed);
+    assert_false(LLVMIsDeclaration(copy));
+    assert_int_equal(LLVMGetLinkage(copy), LLVMInternalLinkage);
+    assert_true(has_attr(copy, "alwaysinline"));
+    assert_ptr_equal(t, LLVMGlobalGetValueType(copy));
+    assert_int_equal(LLVMCountParamTypes(t), 4);
+    /* the build machine's CPU is not the target's to keep */
+    for (LLVMValueRef f = LLVMGetFirstFunction(e.mod); f; f = LLVMGetNextFunction(f)) {
+        assert_false(has_string_attr(f, "target-cpu"));
+        assert_false(has_string_attr(f, "target-features"));
+    }
+    /* a second request links nothing again */
+    LLVMValueRef frame = jit_handler(&e, "std_frame", &t);
+    assert_false(LLVMIsDeclaration(frame));
+    assert_ptr_equal(jit_handler(&e, "copy_string", &t), copy);
+
+    /* an entry point calling the handler: inlined, and the handler deleted */
+    LLVMTypeRef params[] = {ptr, ptr, i64, i64};
+    LLVMValueRef entry = LLVMAddFunction(e.mod, "entry", LLVMFunctionType(e.void_t, params, 4, 0));
+    LLVMPositionBuilderAtEnd(e.b, LLVMAppendBasicBlockInContext(e.ctx, entry, "entry"));
+    LLVMValueRef args[] = {LLVMGetParam(entry, 0), LLVMGetParam(entry, 1), LLVMGetParam(entry, 2),
+                           LLVMGetParam(entry, 3)};
+    LLVMBuildCall2(e.b, LLVMGlobalGetValueType(copy), copy, args, 4, "");
+    LLVMBuildRetVoid(e.b);
+    assert_int_equal(calls_to(entry, "fbe_jit_h_copy_string"), 1);
+    LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef err = LLVMRunPasses(e.mod, "default<O2>", tm, pbo);
+    LLVMDisposePassBuilderOptions(pbo);
+    assert_null(err);
+    char *msg = NULL;
+    if (LLVMVerifyModule(e.mod, LLVMReturnStatusAction, &msg))
+        fail_msg("invalid module: %s", msg);
+    LLVMDisposeMessage(msg);
+    assert_int_equal(calls_to(entry, "fbe_jit_h_copy_string"), 0);
+    assert_null(LLVMGetNamedFunction(e.mod, "fbe_jit_h_copy_string"));
+    assert_null(LLVMGetNamedFunction(e.mod, "fbe_jit_h_std_frame"));
+
+    /* a handler the bitcode lacks: the module is refused */
+    LLVMValueRef missing = jit_handler(&e, "no_such_rule", &t);
+    assert_non_null(missing);
+    assert_true(e.handlers_failed);
+
+    LLVMDisposeBuilder(e.b);
+    LLVMDisposeModule(e.mod);
+    LLVMContextDispose(e.ctx);
+    LLVMDisposeTargetMachine(tm);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inline_single_calls),
+        cmocka_unit_test(test_handlers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,14 +29,20 @@ _Static_assert(sizeof(void *) == 8 && sizeof(size_t) == 8, "LP64 only");
 _Static_assert(sizeof(bool) == 1, "bool is one byte");
 
 #if defined(__GNUC__)
+/* The JIT's handler bitcode (jit/handlers.c) lets its optimizer inline cold
+ * helpers too: a reader state passed to an out-of-line call stays in memory. */
+#ifndef SC_COLD
 #define SC_COLD __attribute__((cold, noinline, unused))
+#endif
 #define SC_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SC_UNLIKELY(x) __builtin_expect(!!(x), 0)
 /* Every function of every type is generated; a schema may not use some. */
 #define SC_UNUSED __attribute__((unused))
 #else
 #define SC_UNUSED
+#ifndef SC_COLD
 #define SC_COLD
+#endif
 #define SC_LIKELY(x) (x)
 #define SC_UNLIKELY(x) (x)
 #endif
@@ -123,11 +129,12 @@ static inline SC_UNUSED void *sc_alloc(fbe_arena *a, fbe_decode_budget *m, size_
  * rounds up to 16): when n <= 16 and at least 16 - n readable bytes follow the
  * string (after), one 16-byte copy, else n bytes. The caller stores the NUL
  * after the string next. One unsigned compare: n > 16 wraps 16 - n past any
- * frame's size. The JIT lowers the same rule (jit_copy_string). */
+ * frame's size. Native code inlines this function (jit/handlers.c); no branch
+ * weight, which cost the JIT's README deserialize 19 instructions (docs/jit.md). */
 static inline SC_UNUSED void sc_copy_string(uint8_t *dst, const uint8_t *src, size_t n,
                                             uint64_t after)
 {
-    if (SC_LIKELY(16 - (uint64_t)n <= after))
+    if (16 - (uint64_t)n <= after)
         memcpy(dst, src, 16);
     else
         memcpy(dst, src, n);
@@ -228,12 +235,12 @@ static inline SC_UNUSED fbe_status sc_charge(sc_rd *r, uint64_t n, uint64_t pos)
 static inline SC_UNUSED fbe_status sc_chk_frame(sc_rd *r, const uint8_t *data, size_t size)
 {
     r->data = data;
-    if (size < 8)
+    if (SC_UNLIKELY(size < 8))
         return sc_fail(r, FBE_TRUNCATED, 0);
     uint32_t full = sc_rd32(data);
-    if (full < 8)
+    if (SC_UNLIKELY(full < 8))
         return sc_fail(r, FBE_BAD_FRAME_SIZE, 0);
-    if (full > size)
+    if (SC_UNLIKELY(full > size))
         return sc_fail(r, FBE_TRUNCATED, 0);
     r->size = full;
     r->budget = full;
@@ -426,15 +433,18 @@ static inline SC_UNUSED fbe_status sc_fchk_frame(sc_frd *r, uint32_t type_number
                                 size_t size)
 {
     r->data = data;
-    if (size < 8) {
+    if (SC_UNLIKELY(size < 8)) {
         sc_ffail(r, FBE_TRUNCATED, data);
         return FBE_TRUNCATED;
     }
     uint32_t struct_size = sc_rd32(data);
-    fbe_status st = struct_size < 8 ? FBE_BAD_FRAME_SIZE
-                    : struct_size > size ? FBE_TRUNCATED
-                    : sc_rd32(data + 4) != type_number ? FBE_BAD_TYPE
-                    : FBE_OK;
+    fbe_status st = FBE_OK;
+    if (SC_UNLIKELY(struct_size < 8))
+        st = FBE_BAD_FRAME_SIZE;
+    else if (SC_UNLIKELY(struct_size > size))
+        st = FBE_TRUNCATED;
+    else if (SC_UNLIKELY(sc_rd32(data + 4) != type_number))
+        st = FBE_BAD_TYPE;
     if (st != FBE_OK) {
         sc_ffail(r, st, st == FBE_BAD_TYPE ? data + 4 : data);
         return st;

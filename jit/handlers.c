@@ -1,0 +1,47 @@
+/* The codec rules native code calls, written once in static_c.h (the
+ * interpreter and `fbec c` call the same functions). This file is compiled to
+ * LLVM bitcode by clang at build time (CMakeLists.txt: handlers.bc, embedded in
+ * libfbe_jit as fbe_jit_handlers_bc) and linked into a module the first time
+ * its lowering asks for a handler (jit_handler, handlers_link.c); the
+ * optimizer inlines them and folds the constant arguments.
+ *
+ * Only pointers and integers cross these functions' boundaries, and fbe-c's
+ * host layout is LP64 little-endian everywhere, so the bitcode compiled for the
+ * build machine is valid for every target the JIT and AOT objects support
+ * (the target attributes clang wrote are dropped when linked). Every function
+ * here is named fbe_jit_h_*: the prefix the linker step internalizes. */
+#define SC_COLD __attribute__((cold, unused))
+#include <fbe/internal/static_c.h>
+
+/* Not part of any library: the declarations exist for -Wmissing-prototypes. */
+void fbe_jit_h_copy_string(uint8_t *dst, const uint8_t *src, size_t n, uint64_t after);
+fbe_status fbe_jit_h_std_frame(const uint8_t *data, size_t size, uint64_t *full);
+fbe_status fbe_jit_h_final_frame(const uint8_t *data, size_t size, uint32_t type_number,
+                                 uint64_t *full, uint64_t *at);
+
+void fbe_jit_h_copy_string(uint8_t *dst, const uint8_t *src, size_t n, uint64_t after)
+{
+    sc_copy_string(dst, src, n, after);
+}
+
+/* The standard frame's header: FBE_OK and *full = its size, or the status (at
+ * position 0). */
+fbe_status fbe_jit_h_std_frame(const uint8_t *data, size_t size, uint64_t *full)
+{
+    sc_rd r;
+    fbe_status st = sc_chk_frame(&r, data, size);
+    *full = st == FBE_OK ? r.size : 0;
+    return st;
+}
+
+/* The final frame's header and type: FBE_OK and *full = its struct size, or
+ * the status and *at its position. */
+fbe_status fbe_jit_h_final_frame(const uint8_t *data, size_t size, uint32_t type_number,
+                                 uint64_t *full, uint64_t *at)
+{
+    sc_frd r = {0};
+    fbe_status st = sc_fchk_frame(&r, type_number, data, size);
+    *full = st == FBE_OK ? (uint64_t)(r.end - data) : 0;
+    *at = st == FBE_OK ? 0 : r.pos;
+    return st;
+}

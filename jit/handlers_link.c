@@ -1,0 +1,76 @@
+/* The handler bitcode (jit/handlers.c, static_c.h's rules) linked into a module
+ * the first time its lowering calls a handler (see emit.h: jit_handler). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Linker.h>
+
+#include "emit.h"
+
+/* cmake/EmbedFile.cmake writes them from the bitcode clang compiled. */
+extern const unsigned char fbe_jit_handlers_bc[];
+extern const size_t fbe_jit_handlers_bc_size;
+
+#define HANDLER_PREFIX "fbe_jit_h_"
+
+static void drop_string_attr(LLVMValueRef fn, const char *name)
+{
+    LLVMRemoveStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, name, (unsigned)strlen(name));
+}
+
+/* Links the bitcode into e->mod. Its functions become the module's own: the
+ * handlers internal and always inlined (they are the rules the lowering asked
+ * for, and inlined their constant arguments fold), every function without the
+ * build machine's CPU and features (the module's target machine decides). */
+static bool link_handlers(jit_emit *e)
+{
+    LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(
+        (const char *)fbe_jit_handlers_bc, fbe_jit_handlers_bc_size, "fbe-jit-handlers", false);
+    LLVMModuleRef src = NULL;
+    bool bad = LLVMParseBitcodeInContext2(e->ctx, buf, &src);
+    LLVMDisposeMemoryBuffer(buf);
+    if (bad)
+        return false;
+    LLVMSetTarget(src, LLVMGetTarget(e->mod));
+    LLVMSetDataLayout(src, LLVMGetDataLayoutStr(e->mod));
+    if (LLVMLinkModules2(e->mod, src)) /* src is gone either way */
+        return false;
+    unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+    for (LLVMValueRef f = LLVMGetFirstFunction(e->mod); f; f = LLVMGetNextFunction(f)) {
+        if (LLVMIsDeclaration(f))
+            continue;
+        drop_string_attr(f, "target-cpu");
+        drop_string_attr(f, "target-features");
+        drop_string_attr(f, "tune-cpu");
+        size_t len = 0;
+        const char *name = LLVMGetValueName2(f, &len);
+        if (len > strlen(HANDLER_PREFIX) && !strncmp(name, HANDLER_PREFIX, strlen(HANDLER_PREFIX))) {
+            LLVMSetLinkage(f, LLVMInternalLinkage);
+            LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                    LLVMCreateEnumAttribute(e->ctx, always, 0));
+        }
+    }
+    return true;
+}
+
+LLVMValueRef jit_handler(jit_emit *e, const char *name, LLVMTypeRef *type)
+{
+    if (!e->handlers_linked) {
+        e->handlers_linked = true;
+        if (!link_handlers(e))
+            e->handlers_failed = true;
+    }
+    char full[64];
+    snprintf(full, sizeof full, HANDLER_PREFIX "%s", name);
+    LLVMValueRef fn = LLVMGetNamedFunction(e->mod, full);
+    if (!fn || LLVMIsDeclaration(fn)) {
+        /* a handler the bitcode lacks: the module is refused (jit_module_lower) */
+        e->handlers_failed = true;
+        if (!fn)
+            fn = LLVMAddFunction(e->mod, full, LLVMFunctionType(e->void_t, NULL, 0, false));
+    }
+    *type = LLVMGlobalGetValueType(fn);
+    return fn;
+}
