@@ -106,6 +106,9 @@ void jit_fn_attr(jit_emit *e, LLVMValueRef fn, const char *name);
  * function type in *type: the first call links the handler bitcode into the
  * module (jit/handlers_link.c). Calls to it are inlined and folded. */
 LLVMValueRef jit_handler(jit_emit *e, const char *name, LLVMTypeRef *type);
+/* Links bitcode into e->mod as jit_handler does with the handlers' (exposed for
+ * tests): false when LLVM refuses it, without exiting the process. */
+bool jit_link_bitcode(jit_emit *e, const unsigned char *bc, size_t size);
 /* Declares a runtime function native code calls on a cold path (jit/helpers.c
  * gives its address; an AOT object links it from fbe_runtime). */
 LLVMValueRef jit_runtime_fn(jit_emit *e, const char *name, LLVMTypeRef type);

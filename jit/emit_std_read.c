@@ -362,7 +362,7 @@ static void fail_status(rd *r, LLVMValueRef status, LLVMValueRef pos, LLVMBasicB
     LLVMBuildBr(e->b, fail);
 }
 
-/* A failing check with a status of its own (the frame, allocation): its own
+/* A failing check with a status of its own (allocation, counts): its own
  * cold block and report call, whose arguments are constants there. */
 static void fail_with(rd *r, fbe_status code, LLVMValueRef pos, LLVMBasicBlockRef fail)
 {
@@ -962,7 +962,7 @@ static void d_string(rd *r, LLVMValueRef pos, LLVMValueRef base, LLVMValueRef ho
     jit_store(e, n, host, 8);
     LLVMBuildBr(e->b, done);
     jit_position(e, copy);
-    /* d_string_payload: on NOMEM the view stays {NULL, 0} */
+    /* as sc_sd_str: on NOMEM the view stays {NULL, 0} */
     LLVMValueRef p = arena_alloc(r, add_c(r, n, 1), clean);
     jit_copy_string(e, p, src, n,
                     LLVMBuildSub(e->b, LLVMBuildSub(e->b, r->size, payload, ""), n, ""));

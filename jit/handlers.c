@@ -8,7 +8,8 @@
  * Only pointers and integers cross these functions' boundaries, and fbe-c's
  * host layout is LP64 little-endian everywhere, so the bitcode compiled for the
  * build machine is valid for every target the JIT and AOT objects support
- * (the target attributes clang wrote are dropped when linked). Every function
+ * (the target attributes clang wrote are dropped when linked). No handler may
+ * depend on plain char, signed on x86-64 and unsigned on aarch64. Every function
  * here is named fbe_jit_h_*: the prefix the linker step internalizes. */
 #define SC_COLD __attribute__((cold, unused))
 #include <fbe/internal/static_c.h>

@@ -169,7 +169,7 @@ static void test_handlers(void **state)
 {
     (void)state;
     jit_init_native();
-    jit_target target = {.object = true, .cpu = "x86-64"};
+    jit_target target = {.object = true}; /* the host's CPU */
     LLVMTargetMachineRef tm = jit_target_machine(&target, NULL, NULL, NULL, NULL, 0);
     assert_non_null(tm);
     jit_emit e = {0};
@@ -199,7 +199,19 @@ static void test_handlers(void **state)
     for (LLVMValueRef f = LLVMGetFirstFunction(e.mod); f; f = LLVMGetNextFunction(f)) {
         assert_false(has_string_attr(f, "target-cpu"));
         assert_false(has_string_attr(f, "target-features"));
+        assert_false(has_string_attr(f, "tune-cpu"));
     }
+    /* every handler the lowering asks for, with its number of parameters */
+    static const struct {
+        const char *name;
+        unsigned params;
+    } used[] = {{"copy_string", 4}, {"std_frame", 3}, {"final_frame", 5}};
+    for (size_t i = 0; i < sizeof used / sizeof used[0]; i++) {
+        LLVMValueRef h = jit_handler(&e, used[i].name, &t);
+        assert_false(LLVMIsDeclaration(h));
+        assert_int_equal(LLVMCountParamTypes(t), used[i].params);
+    }
+    assert_false(e.handlers_failed);
     /* a second request links nothing again */
     LLVMValueRef frame = jit_handler(&e, "std_frame", &t);
     assert_false(LLVMIsDeclaration(frame));
@@ -230,6 +242,12 @@ static void test_handlers(void **state)
     LLVMValueRef missing = jit_handler(&e, "no_such_rule", &t);
     assert_non_null(missing);
     assert_true(e.handlers_failed);
+    /* bytes LLVM refuses: false, and the process goes on (LLVM's default is
+     * to print the error and exit) */
+    static const unsigned char garbage[] = "BC\xc0\xde not bitcode";
+    assert_false(jit_link_bitcode(&e, garbage, sizeof garbage));
+    static const unsigned char not_bc[] = "definitely not bitcode";
+    assert_false(jit_link_bitcode(&e, not_bc, sizeof not_bc));
 
     LLVMDisposeBuilder(e.b);
     LLVMDisposeModule(e.mod);
