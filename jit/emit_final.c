@@ -698,10 +698,10 @@ static void define_copy(fin *F, const fbe_ir_struct *st, LLVMValueRef fn)
     LLVMBuildRetVoid(e->b);
 }
 
-static void report(jit_emit *e, LLVMValueRef info, fbe_status status, LLVMValueRef at,
+static void report(jit_emit *e, LLVMValueRef info, LLVMValueRef status, LLVMValueRef at,
                    const fbe_ir_struct *st, const fbe_ir_field *fd)
 {
-    LLVMValueRef args[] = {info, jit_i32(e, (uint32_t)status), at, jit_host_ptr(e, st),
+    LLVMValueRef args[] = {info, status, at, jit_host_ptr(e, st),
                            fd ? jit_host_ptr(e, fd) : LLVMConstPointerNull(e->ptr)};
     LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
 }
@@ -1407,13 +1407,10 @@ typedef struct frame_fail {
 static void fail_frame(fin *F, const frame_fail *ff, LLVMValueRef status, LLVMValueRef at)
 {
     jit_emit *e = F->e;
-    if (ff->mode == M_VERIFY) {
-        LLVMValueRef args[] = {ff->info, status, at, jit_host_ptr(e, ff->st),
-                               LLVMConstPointerNull(e->ptr)};
-        LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
-    } else {
+    if (ff->mode == M_VERIFY)
+        report(e, ff->info, status, at, ff->st, NULL);
+    else
         jit_memset(e, ff->value, 0, jit_i64(e, ff->st->host_size));
-    }
     LLVMBuildRet(e->b, status);
 }
 
@@ -1540,7 +1537,7 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
     bad = branch_unlikely(e, icmp(e, LLVMIntNE, q, end), "final_size");
     cont = LLVMGetInsertBlock(e->b);
     jit_position(e, bad);
-    report(e, info, FBE_FINAL_SIZE, q, st, NULL);
+    report(e, info, jit_i32(e, FBE_FINAL_SIZE), q, st, NULL);
     LLVMBuildRet(e->b, jit_i32(e, FBE_FINAL_SIZE));
     jit_position(e, cont);
     jit_if c;

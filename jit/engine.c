@@ -58,7 +58,6 @@ typedef struct jit_state {
      * unit), then the rest: [unit * type_count + type], set by the trampolines
      * (relaxed atomics) and under the lock once installed. */
     uint8_t *type_called, *type_installed;
-    size_t installed_count[JIT_UNIT_COUNT]; /* types of the unit installed so far */
     double started_ms;
     fbe_jit_stats stats;
     bool all_cached;
@@ -356,6 +355,17 @@ static bool selected(const jit_state *s, size_t type)
     return !s->native_types || s->native_types[type];
 }
 
+/* How many types of unit u are installed (lock held; 0 without a codec). */
+static size_t installed_count(const jit_state *s, int u)
+{
+    if (!s->codec)
+        return 0;
+    size_t n = s->codec->type_count, count = 0;
+    for (size_t i = 0; i < n; i++)
+        count += s->type_installed[(size_t)u * n + i];
+    return count;
+}
+
 /* Whether a type of unit u has been called and is not installed yet (lock held). */
 static bool unit_wanted(const jit_state *s, int u)
 {
@@ -394,13 +404,11 @@ static void unit_done(jit_state *s, int u, const jit_unit *unit, const uint8_t *
         size_t n = s->codec->type_count;
         uint8_t *done = s->type_installed + (size_t)u * n;
         for (size_t i = 0; i < n; i++) {
-            if ((part ? part[i] : selected(s, i)) && !done[i]) {
+            if (part ? part[i] : selected(s, i))
                 done[i] = 1;
-                s->installed_count[u]++;
-            }
         }
     }
-    bool rest = s->installed_count[u] < s->native_type_count;
+    bool rest = installed_count(s, u) < s->native_type_count;
     s->state[u] = !ok ? UNIT_FAILED : rest ? UNIT_QUEUED : UNIT_NATIVE;
     if (unit) {
         s->stats.lower_ms += unit->lower_ms;
@@ -466,9 +474,10 @@ static uint8_t *next_part(jit_state *s, int u, bool background, const jit_unit_o
         called_left += __atomic_load_n(&called[i], __ATOMIC_RELAXED) != 0;
     }
     bool first = called_left > 0 && called_left < left;
-    if (!first && s->installed_count[u] == 0)
+    size_t installed = s->native_type_count - left;
+    if (!first && installed == 0)
         return NULL;
-    if (first && s->installed_count[u] == 0 && jit_unit_in_cache(u, o))
+    if (first && installed == 0 && jit_unit_in_cache(u, o))
         return NULL; /* loading the whole unit is quicker than compiling a part */
     uint8_t *part = calloc(n + 1, 1);
     if (!part) {
@@ -806,7 +815,7 @@ static size_t entries_in(const jit_state *s, int state)
     size_t n = 0;
     for (int u = 0; u < JIT_UNIT_COUNT; u++)
         if (s->state[u] == state || (state == UNIT_QUEUED && s->state[u] == UNIT_RUNNING))
-            n += (s->native_type_count - s->installed_count[u]) * jit_unit_op_count(u);
+            n += (s->native_type_count - installed_count(s, u)) * jit_unit_op_count(u);
     return n;
 }
 

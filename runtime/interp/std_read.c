@@ -474,12 +474,6 @@ static fbe_status d_fields(reader *r, const interp_prog *prog, uint64_t body, ui
 static fbe_status d_value(reader *r, const interp_node *n, uint64_t pos, uint64_t base,
                           uint8_t *host, unsigned depth);
 
-/* static_c.h's arena rule: fbe_decode_alloc's bump path inline. */
-static inline void *arena_alloc(reader *r, size_t n)
-{
-    return sc_alloc(r->arena, r->memory, n);
-}
-
 /* count scalar elements of type e (wire stride e->std_size, host stride e->host_size). */
 static inline void d_scalars(const interp_node *e, const uint8_t *src, uint8_t *host,
                              size_t count)
@@ -531,7 +525,7 @@ static fbe_status d_opt_struct(reader *r, const interp_node *n, uint64_t pos, ui
     const interp_prog *prog = n->prog;
     if ((st = chk_struct(r, prog, slot, slot, depth + 1, &body, &ssize)) != FBE_OK)
         return st;
-    p = arena_alloc(r, prog->host_size);
+    p = sc_alloc(r->arena, r->memory, prog->host_size);
     if (UNLIKELY(!p))
         return FBE_NOMEM;
     memcpy(host, &p, sizeof p);
@@ -573,7 +567,7 @@ static fbe_status d_seq(reader *r, const interp_node *n, uint64_t pos, uint64_t 
     if (!op_is_scalar(op) &&
         (st = precheck(r, n, elems, count, base, depth, (uint64_t)count * hs)) != FBE_OK)
         return st;
-    uint8_t *arr = arena_alloc(r, (size_t)count * hs);
+    uint8_t *arr = sc_alloc(r->arena, r->memory, (size_t)count * hs);
     if (UNLIKELY(!arr))
         return FBE_NOMEM;
     seq->data = arr;
@@ -625,7 +619,7 @@ static fbe_status d_map(reader *r, const interp_node *n, uint64_t pos, uint64_t 
         return FBE_NOMEM;
     if (!scalar && (st = precheck(r, n, elems, count, base, depth, (uint64_t)count * hs)) != FBE_OK)
         return st;
-    uint8_t *arr = arena_alloc(r, (size_t)count * hs);
+    uint8_t *arr = sc_alloc(r->arena, r->memory, (size_t)count * hs);
     if (UNLIKELY(!arr))
         return FBE_NOMEM;
     seq->data = arr;

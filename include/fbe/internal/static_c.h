@@ -113,16 +113,27 @@ static SC_COLD void sc_zero_fields(uint8_t *h, const fbe_ir_field *fields, size_
         memset(h + fields[i].host_offset, 0, fields[i].type->host_size);
 }
 
-/* fbe_decode_alloc with its bump path inline (same rounding and alignment). */
-static inline SC_UNUSED void *sc_alloc(fbe_arena *a, fbe_decode_budget *m, size_t n)
+/* fbe_decode_alloc's bump path for n bytes, `rounded` being n rounded up to 16
+ * (the same rounding and alignment) and n > 0: anything else (no chunk yet,
+ * chunk full) goes through it. */
+static inline SC_UNUSED void *sc_bump(fbe_arena *a, fbe_decode_budget *m, size_t n, size_t rounded)
 {
-    size_t rounded = (n + 15) & ~(size_t)15;
-    if (SC_LIKELY(a->head && n && rounded >= n && (size_t)(a->end - a->ptr) >= rounded)) {
+    if (SC_LIKELY(a->head && (size_t)(a->end - a->ptr) >= rounded)) {
         void *p = a->ptr;
         a->ptr += rounded;
         return p;
     }
     return fbe_decode_alloc(a, n, m);
+}
+
+/* fbe_decode_alloc with its bump path inline; a zero or overflowing size goes
+ * through it. */
+static inline SC_UNUSED void *sc_alloc(fbe_arena *a, fbe_decode_budget *m, size_t n)
+{
+    size_t rounded = (n + 15) & ~(size_t)15;
+    if (SC_UNLIKELY(!n || rounded < n))
+        return fbe_decode_alloc(a, n, m);
+    return sc_bump(a, m, n, rounded);
 }
 
 /* A read string's n bytes into its arena block (n + 1 bytes, which the arena
@@ -144,13 +155,8 @@ static inline SC_UNUSED void sc_copy_string(uint8_t *dst, const uint8_t *src, si
  * overflowing, so only the room is tested. */
 static inline SC_UNUSED void *sc_alloc_string(fbe_arena *a, fbe_decode_budget *m, uint32_t len)
 {
-    size_t n = (size_t)len + 1, rounded = (n + 15) & ~(size_t)15;
-    if (SC_LIKELY(a->head && (size_t)(a->end - a->ptr) >= rounded)) {
-        void *p = a->ptr;
-        a->ptr += rounded;
-        return p;
-    }
-    return fbe_decode_alloc(a, n, m);
+    size_t n = (size_t)len + 1;
+    return sc_bump(a, m, n, (n + 15) & ~(size_t)15);
 }
 
 /* ---- standard model: size and serialize ---- */
