@@ -228,49 +228,6 @@ static LLVMValueRef bool_byte(jit_emit *e, LLVMValueRef p)
     return LLVMBuildZExt(e->b, v, e->i8, "");
 }
 
-/* memcpy(dst, src, len) for a run-time len: strings are short, so up to 16 bytes
- * are copied inline with two overlapping loads and stores that stay inside
- * [src, src + len) and [dst, dst + len); longer ones call memcpy. */
-static void copy_bytes(jit_emit *e, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef len)
-{
-    LLVMBasicBlockRef small = jit_block(e, "cp.small"), big = jit_block(e, "cp.big");
-    LLVMBasicBlockRef w8 = jit_block(e, "cp.8"), lt8 = jit_block(e, "cp.lt8");
-    LLVMBasicBlockRef w4 = jit_block(e, "cp.4"), lt4 = jit_block(e, "cp.lt4");
-    LLVMBasicBlockRef w1 = jit_block(e, "cp.1"), done = jit_block(e, "cp.done");
-    LLVMBuildCondBr(e->b, icmp(e, LLVMIntULE, len, jit_i64(e, 16)), small, big);
-    jit_position(e, big);
-    jit_memcpy(e, dst, src, len);
-    LLVMBuildBr(e->b, done);
-    jit_position(e, small);
-    LLVMBuildCondBr(e->b, icmp(e, LLVMIntUGE, len, jit_i64(e, 8)), w8, lt8);
-    static const uint32_t widths[] = {8, 4};
-    LLVMBasicBlockRef blocks[] = {w8, w4};
-    for (int k = 0; k < 2; k++) {
-        jit_position(e, blocks[k]);
-        LLVMTypeRef it = jit_int_type(e, widths[k]);
-        LLVMValueRef tail = LLVMBuildSub(e->b, len, jit_i64(e, widths[k]), "");
-        LLVMValueRef a = jit_load(e, it, src, 0);
-        LLVMValueRef z = jit_load_at(e, it, src, tail);
-        jit_store(e, a, dst, 0);
-        jit_store_at(e, z, dst, tail);
-        LLVMBuildBr(e->b, done);
-    }
-    jit_position(e, lt8);
-    LLVMBuildCondBr(e->b, icmp(e, LLVMIntUGE, len, jit_i64(e, 4)), w4, lt4);
-    jit_position(e, lt4);
-    LLVMBuildCondBr(e->b, icmp(e, LLVMIntNE, len, jit_i64(e, 0)), w1, done);
-    jit_position(e, w1); /* 1..3 bytes: first, middle, last */
-    LLVMValueRef idx[] = {jit_i64(e, 0), LLVMBuildLShr(e->b, len, jit_i64(e, 1), ""),
-                          LLVMBuildSub(e->b, len, jit_i64(e, 1), "")};
-    LLVMValueRef bytes[3];
-    for (int k = 0; k < 3; k++)
-        bytes[k] = jit_load_at(e, e->i8, src, idx[k]);
-    for (int k = 0; k < 3; k++)
-        jit_store_at(e, bytes[k], dst, idx[k]);
-    LLVMBuildBr(e->b, done);
-    jit_position(e, done);
-}
-
 /* ============================== size ============================================= */
 
 static LLVMValueRef size_any(fin *F, const fbe_ir_type *t, LLVMValueRef p);
@@ -300,11 +257,12 @@ static LLVMValueRef size_struct(fin *F, const fbe_ir_struct *st, LLVMValueRef p)
     return LLVMBuildSelect(e->b, past, jit_i64(e, FBE_FINAL_SAT), sum, "");
 }
 
+/* A string's final size: static_c.h's rule (sc_fstr_size). */
 static LLVMValueRef size_string(jit_emit *e, LLVMValueRef p)
 {
-    LLVMValueRef len = jit_load(e, e->i64, p, offsetof(fbe_string, size));
-    LLVMValueRef big = icmp(e, LLVMIntUGT, len, jit_i64(e, UINT32_MAX));
-    return LLVMBuildSelect(e->b, big, jit_i64(e, FBE_FINAL_SAT), addc(e, len, 4), "");
+    LLVMTypeRef t;
+    LLVMValueRef fn = jit_handler(e, "fstr_size", &t);
+    return LLVMBuildCall2(e->b, t, fn, &p, 1, "");
 }
 
 /* *acc += v; when the sum passes FBE_FINAL_SAT the whole value is FBE_FINAL_SAT (res, done). */
@@ -537,11 +495,11 @@ static LLVMValueRef write_any(fin *F, const fbe_ir_type *t, LLVMValueRef src, LL
         jit_store(e, bool_byte(e, src), w, 0);
         return jit_gep_c(e, w, 1);
     case FBE_IR_STRING:
-    case FBE_IR_BYTES: {
-        LLVMValueRef len = jit_load(e, e->i64, src, offsetof(fbe_string, size));
-        jit_store(e, LLVMBuildTrunc(e->b, len, e->i32, ""), w, 0);
-        copy_bytes(e, jit_gep_c(e, w, 4), jit_load(e, e->ptr, src, offsetof(fbe_string, data)), len);
-        return jit_gep(e, w, addc(e, len, 4));
+    case FBE_IR_BYTES: { /* static_c.h's rule (sc_fwrite_str) */
+        LLVMTypeRef ft;
+        LLVMValueRef fn = jit_handler(e, "fwrite_str", &ft);
+        LLVMValueRef args[] = {src, w};
+        return LLVMBuildCall2(e->b, ft, fn, args, 2, "");
     }
     case FBE_IR_STRUCT:
         return write_struct(F, t->struct_type, w, src);

@@ -68,21 +68,17 @@ static LLVMValueRef below_cap(jit_emit *e, LLVMValueRef acc_slot)
                          jit_i64(e, FBE_SIZE_CAP), "");
 }
 
-/* min(n, FBE_SIZE_CAP) */
-static LLVMValueRef capped(jit_emit *e, LLVMValueRef n)
-{
-    LLVMValueRef big = LLVMBuildICmp(e->b, LLVMIntUGE, n, jit_i64(e, FBE_SIZE_CAP), "");
-    return LLVMBuildSelect(e->b, big, jit_i64(e, FBE_SIZE_CAP), n, "");
-}
-
 /* acc += extra bytes of the value of type t at host address p (node_extra). */
 static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMValueRef acc)
 {
     switch (t->kind) {
     case FBE_IR_STRING:
-    case FBE_IR_BYTES:
-        add(e, acc, LLVMBuildAdd(e->b, capped(e, jit_load(e, e->i64, p, 8)), jit_i64(e, 4), ""));
+    case FBE_IR_BYTES: { /* static_c.h's rule (sc_str_extra) */
+        LLVMTypeRef ft;
+        LLVMValueRef fn = jit_handler(e, "str_extra", &ft);
+        add(e, acc, LLVMBuildCall2(e->b, ft, fn, &p, 1, ""));
         break;
+    }
     case FBE_IR_STRUCT:
         LLVMBuildStore(e->b, call_size(e, t->struct_type, p, LLVMBuildLoad2(e->b, e->i64, acc, "")),
                        acc);
@@ -136,11 +132,10 @@ static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMVa
         LLVMValueRef n = jit_load(e, e->i64, p, 8);
         uint32_t inline_size = is_map(t) ? t->key->std_inline_size + t->elem->std_inline_size
                                          : t->elem->std_inline_size;
-        /* block_size: 4 + (n < FBE_SIZE_CAP ? n * inline : FBE_SIZE_CAP) */
-        LLVMValueRef big = LLVMBuildICmp(e->b, LLVMIntUGE, n, jit_i64(e, FBE_SIZE_CAP), "");
-        LLVMValueRef block = LLVMBuildSelect(e->b, big, jit_i64(e, FBE_SIZE_CAP),
-                                             LLVMBuildMul(e->b, n, jit_i64(e, inline_size), ""), "");
-        add(e, acc, LLVMBuildAdd(e->b, jit_i64(e, 4), block, ""));
+        LLVMTypeRef ft; /* static_c.h's rule (sc_block) */
+        LLVMValueRef fn = jit_handler(e, "block", &ft);
+        LLVMValueRef args[] = {n, jit_i32(e, inline_size)};
+        add(e, acc, LLVMBuildCall2(e->b, ft, fn, args, 2, ""));
         bool key_extras = is_map(t) && has_extras(t->key);
         if (!has_extras(t->elem) && !key_extras)
             break;
@@ -223,13 +218,13 @@ static void emit_write(jit_emit *e, const fbe_ir_type *t, LLVMValueRef data, LLV
         break;
     }
     case FBE_IR_STRING:
-    case FBE_IR_BYTES: {
-        LLVMValueRef src = jit_load(e, e->ptr, p, 0);
-        LLVMValueRef len = jit_load(e, e->i64, p, 8);
-        LLVMValueRef blk = allocate(e, end_slot, LLVMBuildAdd(e->b, len, jit_i64(e, 4), ""));
-        jit_store_at(e, trunc32(e, LLVMBuildSub(e->b, blk, base, "")), data, pos);
-        jit_store_at(e, trunc32(e, len), data, blk);
-        jit_memcpy(e, jit_gep(e, jit_gep(e, data, blk), jit_i64(e, 4)), src, len);
+    case FBE_IR_BYTES: { /* static_c.h's rule (sc_swrite_str), on positions in data */
+        LLVMTypeRef ft;
+        LLVMValueRef fn = jit_handler(e, "swrite_str", &ft);
+        LLVMValueRef end = LLVMBuildLoad2(e->b, e->i64, end_slot, "");
+        LLVMValueRef args[] = {jit_gep(e, data, end), p, jit_gep(e, data, pos), jit_gep(e, data, base)};
+        LLVMValueRef after = LLVMBuildCall2(e->b, ft, fn, args, 4, "");
+        LLVMBuildStore(e->b, LLVMBuildPtrDiff2(e->b, e->i8, after, data, ""), end_slot);
         break;
     }
     case FBE_IR_STRUCT:

@@ -19,6 +19,11 @@ void fbe_jit_h_copy_string(uint8_t *dst, const uint8_t *src, size_t n, uint64_t 
 fbe_status fbe_jit_h_std_frame(const uint8_t *data, size_t size, uint64_t *full);
 fbe_status fbe_jit_h_final_frame(const uint8_t *data, size_t size, uint32_t type_number,
                                  uint64_t *full, uint64_t *at);
+uint64_t fbe_jit_h_str_extra(const uint8_t *h);
+uint64_t fbe_jit_h_block(size_t count, uint32_t inline_size);
+uint8_t *fbe_jit_h_swrite_str(uint8_t *end, const uint8_t *h, uint8_t *pos, const uint8_t *base);
+uint64_t fbe_jit_h_fstr_size(const uint8_t *h);
+uint8_t *fbe_jit_h_fwrite_str(const uint8_t *h, uint8_t *w);
 
 void fbe_jit_h_copy_string(uint8_t *dst, const uint8_t *src, size_t n, uint64_t after)
 {
@@ -45,4 +50,35 @@ fbe_status fbe_jit_h_final_frame(const uint8_t *data, size_t size, uint32_t type
     *full = st == FBE_OK ? (uint64_t)(r.end - data) : 0;
     *at = st == FBE_OK ? 0 : r.pos;
     return st;
+}
+
+/* A host string's standard extra bytes (its block, the length capped). */
+uint64_t fbe_jit_h_str_extra(const uint8_t *h)
+{
+    return sc_str_extra(h);
+}
+
+/* A collection's standard block size (the count capped). */
+uint64_t fbe_jit_h_block(size_t count, uint32_t inline_size)
+{
+    return sc_block(count, inline_size);
+}
+
+/* A host string's standard block written at end, its offset at pos; returns the
+ * block's end. */
+uint8_t *fbe_jit_h_swrite_str(uint8_t *end, const uint8_t *h, uint8_t *pos, const uint8_t *base)
+{
+    return sc_swrite_str(end, h, pos, base);
+}
+
+/* A host string's final size (saturated above 32 bits). */
+uint64_t fbe_jit_h_fstr_size(const uint8_t *h)
+{
+    return sc_fstr_size(h);
+}
+
+/* A host string written in the final model at w; returns what follows it. */
+uint8_t *fbe_jit_h_fwrite_str(const uint8_t *h, uint8_t *w)
+{
+    return sc_fwrite_str(h, w);
 }

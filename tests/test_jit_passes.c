@@ -205,7 +205,9 @@ static void test_handlers(void **state)
     static const struct {
         const char *name;
         unsigned params;
-    } used[] = {{"copy_string", 4}, {"std_frame", 3}, {"final_frame", 5}};
+    } used[] = {{"copy_string", 4}, {"std_frame", 3}, {"final_frame", 5},
+                 {"str_extra", 1},   {"block", 2},     {"swrite_str", 4},
+                 {"fstr_size", 1},   {"fwrite_str", 2}};
     for (size_t i = 0; i < sizeof used / sizeof used[0]; i++) {
         LLVMValueRef h = jit_handler(&e, used[i].name, &t);
         assert_false(LLVMIsDeclaration(h));

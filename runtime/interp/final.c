@@ -58,14 +58,8 @@ static uint64_t size_struct(const interp_prog *g, const uint8_t *src);
 static uint64_t size_struct_exact(const interp_prog *g, const uint8_t *src);
 static uint64_t size_complex(const interp_node *n, const uint8_t *src);
 
-INLINE uint64_t size_string(const uint8_t *src)
-{
-    size_t len = ((const fbe_string *)src)->size;
-    return len > UINT32_MAX ? FBE_FINAL_SAT : 4 + (uint64_t)len;
-}
-
 /* final_const plus the lengths of the strings of a struct (final_size_strings);
- * a length above 32 bits counts FBE_FINAL_SAT, as in size_string. */
+ * a length above 32 bits counts FBE_FINAL_SAT, as in sc_fstr_size. */
 INLINE uint64_t size_strings(const interp_prog *g, const uint8_t *src)
 {
     uint64_t sum = g->final_const;
@@ -84,7 +78,7 @@ INLINE uint64_t size_any(const interp_node *n, const uint8_t *src)
     if (n->final_fixed)
         return n->final_size;
     if (n->op == OP_STRING)
-        return size_string(src);
+        return sc_fstr_size(src);
     return size_complex(n, src);
 }
 
@@ -92,7 +86,7 @@ static uint64_t size_complex(const interp_node *n, const uint8_t *src)
 {
     switch ((interp_op)n->op) {
     case OP_STRING:
-        return size_string(src);
+        return sc_fstr_size(src);
     case OP_STRUCT:
         return size_struct(n->prog, src);
     case OP_OPTIONAL: {
@@ -185,7 +179,7 @@ COLD static uint64_t size_struct_exact(const interp_prog *g, const uint8_t *src)
         sum += s->pre;
         switch ((interp_step_op)s->op) {
         case SO_STRING:
-            sum += size_string(h);
+            sum += sc_fstr_size(h);
             break;
         case SO_LEVEL:
         case SO_END:
@@ -269,12 +263,8 @@ INLINE uint8_t *w_any(const interp_node *n, const uint8_t *src, uint8_t *w)
     case OP_COPY16:
         memcpy(w, src, 16);
         return w + 16;
-    case OP_STRING: {
-        const fbe_string *s = (const fbe_string *)src;
-        wr32(w, (uint32_t)s->size);
-        copy_small(w + 4, (const uint8_t *)s->data, s->size);
-        return w + 4 + s->size;
-    }
+    case OP_STRING:
+        return sc_fwrite_str(src, w);
     case OP_STRUCT:
         return w_struct(n->prog, src, w);
     default:
@@ -348,15 +338,6 @@ static uint8_t *w_complex(const interp_node *n, const uint8_t *src, uint8_t *w)
     }
 }
 
-INLINE uint8_t *w_string(const uint8_t *src, uint8_t *w)
-{
-    fbe_string s;
-    memcpy(&s, src, sizeof s);
-    wr32(w, (uint32_t)s.size);
-    copy_small(w + 4, (const uint8_t *)s.data, s.size);
-    return w + 4 + s.size;
-}
-
 static uint8_t *w_seq(const interp_node *n, const uint8_t *src, uint8_t *w)
 {
     const fbe_seq *s = (const fbe_seq *)src;
@@ -374,7 +355,7 @@ static uint8_t *w_seq(const interp_node *n, const uint8_t *src, uint8_t *w)
         return w_copy_run(e, d, count, w);
     case OP_STRING:
         for (size_t i = 0; i < count; i++)
-            w = w_string(d + i * hs, w);
+            w = sc_fwrite_str(d + i * hs, w);
         return w;
     case OP_STRUCT: {
         const interp_prog *g = e->prog;
@@ -433,7 +414,7 @@ static uint8_t *w_struct(const interp_prog *g, const uint8_t *src, uint8_t *w)
         *w++ = *H_ != 0;
         STEP_NEXT(W, s);
     STEP_CASE(W, SO_STRING):
-        w = w_string(H_, w);
+        w = sc_fwrite_str(H_, w);
         STEP_NEXT(W, s);
     STEP_CASE(W, SO_STRUCT):
         if (UNLIKELY(top == stack + WRITE_STACK)) {

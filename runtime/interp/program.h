@@ -17,6 +17,7 @@
  * defined once for every backend: the interpreter, the JIT and the code fbec c
  * writes, which includes the same installed header. */
 #include "fbe/internal/sizes.h"
+#include "fbe/internal/static_c.h" /* the rules the backends share */
 
 /* What to do with one value. Scalars are grouped by wire width: on the
  * (little-endian) hosts we support, their host and wire bytes are identical. */
@@ -315,47 +316,6 @@ INLINE size_t scalar_move(uint8_t op, uint8_t *restrict dst, const uint8_t *rest
     }
 }
 
-/* Two overlapping moves of W bytes cover any n in [W, 2W]. */
-#define COPY_OVERLAP_(W, T)                                                          \
-    static inline void copy_ov##W(uint8_t *dst, const uint8_t *src, size_t n)        \
-    {                                                                                \
-        T a, b;                                                                      \
-        memcpy(&a, src, W);                                                          \
-        memcpy(&b, src + n - W, W);                                                  \
-        memcpy(dst, &a, W);                                                          \
-        memcpy(dst + n - W, &b, W);                                                  \
-    }
-COPY_OVERLAP_(2, uint16_t)
-COPY_OVERLAP_(4, uint32_t)
-COPY_OVERLAP_(8, uint64_t)
-#undef COPY_OVERLAP_
-
-static inline void copy_ov16(uint8_t *dst, const uint8_t *src, size_t n)
-{
-    copy_ov8(dst, src, 16);
-    copy_ov8(dst + n - 16, src + n - 16, 16);
-}
-
-/* Copies n bytes between non-overlapping blocks, inline for the small sizes
- * strings usually have (never touching a byte outside [0, n)), memcpy above 16. */
-static inline void copy_small(uint8_t *dst, const uint8_t *src, size_t n)
-{
-    if (n >= 8) {
-        if (n > 16)
-            memcpy(dst, src, n);
-        else
-            copy_ov8(dst, src, n);
-    } else if (n >= 4) {
-        copy_ov4(dst, src, n);
-    } else if (n) {
-        /* 1..3 bytes: first, middle, last (some coincide) */
-        uint8_t x = src[0], y = src[n / 2], z = src[n - 1];
-        dst[0] = x;
-        dst[n / 2] = y;
-        dst[n - 1] = z;
-    }
-}
-
 /* The steps of a loop that copy a plain run: `len` bytes from src to dst, with
  * BEFORE(n) before (a bounds check, or STEP_NOTHING) and AFTER(n) after (at
  * least STEP_NEXT), two function-like macros given the run's length: a constant
@@ -378,16 +338,16 @@ static inline void copy_small(uint8_t *dst, const uint8_t *src, size_t n)
     memcpy(dst, src, 16);                                \
     AFTER(16);                                           \
     STEP_CASE(P, SO_COPY3) : BEFORE(3);                  \
-    copy_ov2(dst, src, 3);                               \
+    sc_copy_ov2(dst, src, 3);                               \
     AFTER(3);                                            \
     STEP_CASE(P, SO_COPY5_7) : BEFORE(len);              \
-    copy_ov4(dst, src, len);                             \
+    sc_copy_ov4(dst, src, len);                             \
     AFTER(len);                                          \
     STEP_CASE(P, SO_COPY9_15) : BEFORE(len);             \
-    copy_ov8(dst, src, len);                             \
+    sc_copy_ov8(dst, src, len);                             \
     AFTER(len);                                          \
     STEP_CASE(P, SO_COPY17_32) : BEFORE(len);            \
-    copy_ov16(dst, src, len);                            \
+    sc_copy_ov16(dst, src, len);                            \
     AFTER(len);                                          \
     STEP_CASE(P, SO_COPYN) : BEFORE(len);                \
     memcpy(dst, src, len);                               \

@@ -36,19 +36,6 @@ static inline bool op_is_scalar(uint8_t op)
 static uint64_t struct_total(const interp_prog *prog, const uint8_t *host, uint64_t acc);
 static uint64_t seq_extra(const interp_node *n, const uint8_t *host, uint64_t acc);
 
-static inline uint64_t string_extra(const uint8_t *host)
-{
-    fbe_bytes s;
-    memcpy(&s, host, sizeof s);
-    return 4 + (s.size < FBE_SIZE_CAP ? (uint64_t)s.size : FBE_SIZE_CAP);
-}
-
-/* The bytes of a collection block: 4 + count * inline size. */
-static inline uint64_t block_size(size_t count, uint32_t inline_size)
-{
-    return 4 + (count < FBE_SIZE_CAP ? (uint64_t)count * inline_size : FBE_SIZE_CAP);
-}
-
 static inline uint64_t opt_struct_extra(const interp_prog *prog, const uint8_t *host, uint64_t acc)
 {
     const uint8_t *p;
@@ -63,7 +50,7 @@ static uint64_t node_extra(const interp_node *n, const uint8_t *host, uint64_t a
     CASE_SCALAR_OPS:
         return acc;
     case OP_STRING:
-        return acc + string_extra(host);
+        return acc + sc_str_extra(host);
     case OP_STRUCT:
         return struct_total(n->prog, host, acc);
     case OP_OPTIONAL:
@@ -86,7 +73,7 @@ static uint64_t node_extra(const interp_node *n, const uint8_t *host, uint64_t a
         const fbe_seq *s = (const fbe_seq *)host;
         const interp_node *k = n->key, *v = n->elem;
         size_t count = s->size;
-        acc += block_size(count, k->std_size + v->std_size);
+        acc += sc_block(count, k->std_size + v->std_size);
         if (op_is_scalar(k->op) && op_is_scalar(v->op))
             return acc;
         const uint8_t *d = s->data;
@@ -120,14 +107,14 @@ static uint64_t seq_extra(const interp_node *n, const uint8_t *host, uint64_t ac
     const fbe_seq *s = (const fbe_seq *)host;
     const interp_node *e = n->elem;
     size_t count = s->size, hs = e->host_size;
-    acc += block_size(count, e->std_size);
+    acc += sc_block(count, e->std_size);
     const uint8_t *d = s->data;
     switch ((interp_op)e->op) {
     CASE_SCALAR_OPS:
         return acc;
     case OP_STRING:
         for (size_t i = 0; i < count && acc < FBE_SIZE_CAP; i++)
-            acc += string_extra(d + i * hs);
+            acc += sc_str_extra(d + i * hs);
         return acc;
     case OP_STRUCT: {
         const interp_prog *prog = e->prog;
@@ -163,7 +150,7 @@ static COLD uint64_t struct_total_exact(const interp_prog *prog, const uint8_t *
             continue;
         const uint8_t *h = host + f->host_offset;
         if (op == OP_STRING) { /* adds at most 2^32 + 4: no check needed */
-            acc += string_extra(h);
+            acc += sc_str_extra(h);
             continue;
         }
         acc = node_extra(&f->node, h, acc);
@@ -201,7 +188,7 @@ static uint64_t struct_total(const interp_prog *prog, const uint8_t *host, uint6
             const fbe_seq *q = (const fbe_seq *)(host + s->host_offset);
             const uint8_t *d = q->data;
             size_t count = q->size, hs = s->node->elem->host_size;
-            sum += block_size(count, s->node->elem->std_size);
+            sum += sc_block(count, s->node->elem->std_size);
             for (size_t i = 0; i < count && sum < FBE_SIZE_CAP; i++)
                 sum = add_strings(sub, d + i * hs, sum + sub->std_const);
         } else {
@@ -251,17 +238,6 @@ static uint8_t *write_struct(uint8_t *end, const interp_prog *prog, const uint8_
 static uint8_t *write_seq(uint8_t *end, const interp_node *n, const uint8_t *host, uint8_t *pos,
                           const uint8_t *base);
 
-static inline uint8_t *write_string(uint8_t *end, const uint8_t *host, uint8_t *pos,
-                                    const uint8_t *base)
-{
-    fbe_bytes s;
-    memcpy(&s, host, sizeof s);
-    wr32(pos, (uint32_t)(end - base));
-    wr32(end, (uint32_t)s.size);
-    copy_small(end + 4, s.data, s.size);
-    return end + 4 + s.size;
-}
-
 static inline uint8_t *write_opt_struct(uint8_t *end, const interp_prog *prog,
                                         const uint8_t *host, uint8_t *pos, const uint8_t *base)
 {
@@ -288,7 +264,7 @@ static uint8_t *write_value(uint8_t *end, const interp_node *n, const uint8_t *h
         scalar_move(n->op, pos, host);
         return end;
     case OP_STRING:
-        return write_string(end, host, pos, base);
+        return sc_swrite_str(end, host, pos, base);
     case OP_STRUCT:
         return write_struct(end, n->prog, host, pos, base);
     case OP_OPTIONAL:
@@ -365,7 +341,7 @@ static uint8_t *write_seq(uint8_t *end, const interp_node *n, const uint8_t *hos
         break;
     case OP_STRING:
         for (size_t i = 0; i < count; i++)
-            end = write_string(end, d + i * hs, out + i * es, base);
+            end = sc_swrite_str(end, d + i * hs, out + i * es, base);
         return end;
     case OP_STRUCT: {
         const interp_prog *prog = e->prog;
@@ -431,7 +407,7 @@ enter: /* prog's value at host, its offset at pos relative to base */
         *W_ = *H_ != 0;
         STEP_NEXT(W, s);
     STEP_CASE(W, SO_STRING):
-        end = write_string(end, H_, W_, body);
+        end = sc_swrite_str(end, H_, W_, body);
         STEP_NEXT(W, s);
     STEP_CASE(W, SO_STRUCT):
         if (UNLIKELY(top == stack + WRITE_STACK)) {

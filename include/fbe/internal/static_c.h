@@ -97,6 +97,48 @@ static inline SC_UNUSED void sc_set_ptr(uint8_t *h, const void *p)
     memcpy(h, &p, sizeof p);
 }
 
+/* Two overlapping moves of W bytes cover any n in [W, 2W]. */
+#define SC_COPY_OVERLAP_(W, T)                                                             \
+    static inline SC_UNUSED void sc_copy_ov##W(uint8_t *dst, const uint8_t *src, size_t n) \
+    {                                                                                      \
+        T a, b;                                                                            \
+        memcpy(&a, src, W);                                                                \
+        memcpy(&b, src + n - W, W);                                                        \
+        memcpy(dst, &a, W);                                                                \
+        memcpy(dst + n - W, &b, W);                                                        \
+    }
+SC_COPY_OVERLAP_(2, uint16_t)
+SC_COPY_OVERLAP_(4, uint32_t)
+SC_COPY_OVERLAP_(8, uint64_t)
+#undef SC_COPY_OVERLAP_
+
+static inline SC_UNUSED void sc_copy_ov16(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    sc_copy_ov8(dst, src, 16);
+    sc_copy_ov8(dst + n - 16, src + n - 16, 16);
+}
+
+/* Copies n bytes between non-overlapping blocks, inline for the small sizes
+ * strings usually have (never touching a byte outside [0, n)), memcpy above 16:
+ * a written string's bytes. */
+static inline SC_UNUSED void sc_copy_small(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    if (n >= 8) {
+        if (n > 16)
+            memcpy(dst, src, n);
+        else
+            sc_copy_ov8(dst, src, n);
+    } else if (n >= 4) {
+        sc_copy_ov4(dst, src, n);
+    } else if (n) {
+        /* 1..3 bytes: first, middle, last (some coincide) */
+        uint8_t x = src[0], y = src[n / 2], z = src[n - 1];
+        dst[0] = x;
+        dst[n / 2] = y;
+        dst[n - 1] = z;
+    }
+}
+
 /* n bytes that are bools: normalised to 0/1. */
 static inline SC_UNUSED void sc_bools(uint8_t *dst, const uint8_t *src, size_t n)
 {
@@ -181,8 +223,7 @@ static inline SC_UNUSED uint8_t *sc_swrite_str(uint8_t *end, const uint8_t *h, u
     sc_view s = sc_view_at(h);
     sc_wr32(pos, (uint32_t)(end - base));
     sc_wr32(end, (uint32_t)s.size);
-    if (s.size)
-        memcpy(end + 4, s.data, s.size);
+    sc_copy_small(end + 4, s.data, s.size);
     return end + 4 + s.size;
 }
 
@@ -639,8 +680,7 @@ static inline SC_UNUSED uint8_t *sc_fwrite_str(const uint8_t *h, uint8_t *w)
 {
     sc_view s = sc_view_at(h);
     sc_wr32(w, (uint32_t)s.size);
-    if (s.size)
-        memcpy(w + 4, s.data, s.size);
+    sc_copy_small(w + 4, s.data, s.size);
     return w + 4 + s.size;
 }
 
