@@ -578,9 +578,20 @@ static void define_write_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn,
         args[0] = call(e, fns_of(e, st->base)->final_write, args, 2);
     for (size_t c = 0; c < k; c++)
         args[0] = call(e, fns[c], args, 2);
-    for (size_t i = lo; !fns && i < hi; i++) {
+    for (size_t i = lo; !fns && i < hi;) {
         const fbe_ir_field *fd = &st->fields[i];
+        size_t j = fbe_ir_plain_run(st->fields, i, hi);
+        if (j > i) { /* fields whose host bytes are their wire bytes: one copy, as `fbec c` */
+            uint64_t len = 0;
+            for (size_t x = i; x < j; x++)
+                len += st->fields[x].type->final_size;
+            jit_memcpy(e, args[0], jit_gep_c(e, args[1], fd->host_offset), jit_i64(e, len));
+            args[0] = jit_gep_c(e, args[0], len);
+            i = j;
+            continue;
+        }
         args[0] = write_any(F, fd->type, jit_gep_c(e, args[1], fd->host_offset), args[0]);
+        i++;
     }
     LLVMBuildRet(e->b, args[0]);
     free(fns);

@@ -404,10 +404,20 @@ static void define_write_range(jit_emit *e, const fbe_ir_struct *st, LLVMValueRe
     /* The whole 8-byte header in one store: size, then type number. */
     if (header_too)
         jit_store_at(e, jit_i64(e, body_header(st)), data, body);
-    for (size_t i = lo; i < hi; i++) {
+    for (size_t i = lo; i < hi;) {
         const fbe_ir_field *fd = &st->fields[i];
-        emit_write(e, fd->type, data, LLVMBuildAdd(e->b, body, jit_i64(e, fd->std_offset), ""), body,
-                   jit_gep_c(e, v, fd->host_offset), end_slot);
+        LLVMValueRef pos = LLVMBuildAdd(e->b, body, jit_i64(e, fd->std_offset), "");
+        size_t j = fbe_ir_plain_run(st->fields, i, hi);
+        if (j > i) { /* fields whose host bytes are their wire bytes: one copy, as `fbec c` */
+            uint64_t len = 0;
+            for (size_t x = i; x < j; x++)
+                len += st->fields[x].type->std_inline_size;
+            jit_memcpy(e, jit_gep(e, data, pos), jit_gep_c(e, v, fd->host_offset), jit_i64(e, len));
+            i = j;
+            continue;
+        }
+        emit_write(e, fd->type, data, pos, body, jit_gep_c(e, v, fd->host_offset), end_slot);
+        i++;
     }
     LLVMBuildRet(e->b, LLVMBuildLoad2(e->b, e->i64, end_slot, ""));
 }

@@ -24,8 +24,9 @@
 #include "value_gen.h"
 
 /* One struct S of n fields: a realistic mix (scalar, string, vector, a small
- * struct: each its own checks and error paths) or only int32. */
-static char *one_struct(size_t n, bool mixed)
+ * struct: each its own checks and error paths) when kind is NULL, else all of
+ * that kind. */
+static char *one_struct_of(size_t n, const char *kind)
 {
     size_t cap = 64 + n * 32, len = 0;
     char *text = malloc(cap);
@@ -34,8 +35,7 @@ static char *one_struct(size_t n, bool mixed)
                             "package p\nstruct T { int32 a; string b; }\nstruct S {\n");
     static const char *const kinds[] = {"int32", "string", "int32[]", "T"};
     for (size_t i = 0; i < n; i++)
-        len += (size_t)snprintf(text + len, cap - len, "  %s f%zu;\n", mixed ? kinds[i % 4] : "int32",
-                                i);
+        len += (size_t)snprintf(text + len, cap - len, "  %s f%zu;\n", kind ? kind : kinds[i % 4], i);
     snprintf(text + len, cap - len, "}\n");
     return text;
 }
@@ -90,13 +90,19 @@ static shape lowered_text(const char *text, int unit)
     return sh;
 }
 
-/* ... for one struct of n fields. */
-static shape lowered(size_t n, bool mixed, int unit)
+/* ... for one struct of n fields of one kind (NULL: mixed). */
+static shape lowered_of(size_t n, const char *kind, int unit)
 {
-    char *text = one_struct(n, mixed);
+    char *text = one_struct_of(n, kind);
     shape sh = lowered_text(text, unit);
     free(text);
     return sh;
+}
+
+/* ... for one struct of n fields, mixed or int32. */
+static shape lowered(size_t n, bool mixed, int unit)
+{
+    return lowered_of(n, mixed ? NULL : "int32", unit);
 }
 
 /* base, 2 base, 4 base fields: totals x2.3 at most per doubling, the largest
@@ -215,9 +221,11 @@ static void test_threshold(void **state)
 {
     (void)state;
     for (int unit = JIT_UNIT_STD_WRITE; unit <= JIT_UNIT_FINAL_READ; unit++) {
-        /* (the write side is chunked earlier when fields loop: see below) */
-        bool mixed = unit != JIT_UNIT_STD_WRITE && unit != JIT_UNIT_FINAL_WRITE;
-        shape below = lowered(256, mixed, unit), above = lowered(257, mixed, unit);
+        /* The write side is chunked earlier when fields loop (see below), and
+         * copies a run of plain fields (int32) at once: bools, one by one. */
+        bool write = unit == JIT_UNIT_STD_WRITE || unit == JIT_UNIT_FINAL_WRITE;
+        const char *kind = write ? "bool" : NULL;
+        shape below = lowered_of(256, kind, unit), above = lowered_of(257, kind, unit);
         print_message("256 fields: %zu functions, largest %zu; 257: %zu functions, largest %zu\n",
                       below.functions, below.largest, above.functions, above.largest);
         assert_true(above.functions > below.functions);
@@ -405,7 +413,7 @@ static void test_write_loop_threshold(void **state)
             assert_int_equal(got.total, one.total);
         }
     }
-    char *text = one_struct(48, true);
+    char *text = one_struct_of(48, NULL);
     compare_chunked(text, "p.S", 0, 0, FBE_TEST_SANITIZED ? 10 : 40);
     free(text);
 }
