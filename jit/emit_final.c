@@ -62,8 +62,6 @@ typedef struct fin {
     LLVMValueRef *copy_fn;  /* per struct; NULL unless fixed */
     uint32_t *reach;        /* per struct: struct_reach */
     uint64_t *trailing;     /* per struct: trailing_fixed */
-    LLVMValueRef decode_alloc; /* fbe_decode_alloc */
-    LLVMTypeRef decode_alloc_t;
     LLVMValueRef run_verify, run_read; /* fbe_native_final_run_verify / _read */
     LLVMValueRef zero_fields;          /* fbe_native_zero_fields */
     LLVMValueRef final_depth;          /* fbe_native_final_depth */
@@ -808,31 +806,20 @@ static LLVMValueRef w_call_struct(walk *w, const fbe_ir_struct *st, LLVMValueRef
     return call(e, f->final_read, args, 6);
 }
 
-/* fbe_decode_alloc(arena, size, budget), size > 0: its bump-pointer fast path inline
- * (16-byte granules, arena.h), the function itself when the current chunk is full,
- * so the arena ends up exactly as after the interpreter's calls. */
-static LLVMValueRef w_alloc(walk *w, LLVMValueRef size, LLVMValueRef at)
+/* size bytes of the arena, or a read string's len + 1 (`string`), by
+ * static_c.h's rule (sc_alloc_at, sc_alloc_string_at) on the arena's own
+ * cursor; NOMEM fails at `at`. */
+static LLVMValueRef w_alloc(walk *w, LLVMValueRef size, bool string, LLVMValueRef at)
 {
     jit_emit *e = w->e;
     LLVMValueRef arena = w_arena(w);
-    LLVMValueRef rounded = LLVMBuildAnd(e->b, addc(e, size, 15), jit_i64(e, ~(uint64_t)15), "");
-    LLVMValueRef ptr = jit_load(e, e->ptr, arena, offsetof(fbe_arena, ptr));
-    LLVMValueRef lim = jit_load(e, e->ptr, arena, offsetof(fbe_arena, end));
-    LLVMValueRef room = LLVMBuildSub(e->b, LLVMBuildPtrToInt(e->b, lim, e->i64, ""),
-                                     LLVMBuildPtrToInt(e->b, ptr, e->i64, ""), "");
-    LLVMBasicBlockRef fast = jit_block(e, "alloc.fast"), slow = jit_block(e, "alloc.slow");
-    LLVMBasicBlockRef done = jit_block(e, "alloc.done");
-    LLVMBuildCondBr(e->b, jit_unlikely(e, icmp(e, LLVMIntULT, room, rounded)), slow, fast);
-    jit_position(e, fast);
-    LLVMBuildStore(e->b, LLVMBuildGEP2(e->b, e->i8, ptr, &rounded, 1, ""),
-                   jit_gep_c(e, arena, offsetof(fbe_arena, ptr)));
-    LLVMBuildBr(e->b, done);
-    jit_position(e, slow);
-    LLVMValueRef args[] = {arena, size, jit_gep_c(e, w->ctx, offsetof(final_read_ctx, memory))};
-    LLVMValueRef called = LLVMBuildCall2(e->b, w->F->decode_alloc_t, w->F->decode_alloc, args, 3, "");
-    LLVMBuildBr(e->b, done);
-    jit_position(e, done);
-    LLVMValueRef m = jit_phi2(e, e->ptr, ptr, fast, called, slow);
+    LLVMTypeRef t;
+    LLVMValueRef fn = jit_handler(e, string ? "alloc_string" : "alloc", &t);
+    LLVMValueRef args[] = {jit_gep_c(e, arena, offsetof(fbe_arena, ptr)),
+                           jit_gep_c(e, arena, offsetof(fbe_arena, end)), arena,
+                           jit_gep_c(e, w->ctx, offsetof(final_read_ctx, memory)),
+                           string ? LLVMBuildTrunc(e->b, size, e->i32, "") : size};
+    LLVMValueRef m = LLVMBuildCall2(e->b, t, fn, args, 5, "");
     w_check(w, LLVMBuildIsNull(e->b, m, ""), FBE_NOMEM, at);
     return m;
 }
@@ -868,7 +855,7 @@ static void w_string(walk *w, LLVMValueRef dst, uint32_t pre)
         jit_store(e, len, dst, offsetof(fbe_string, size));
         LLVMBuildBr(e->b, done);
         jit_position(e, copy);
-        LLVMValueRef m = w_alloc(w, addc(e, len, 1), pos);
+        LLVMValueRef m = w_alloc(w, len, true, pos);
         jit_copy_string(e, m, src, len, LLVMBuildSub(e->b, w->end, next, ""));
         jit_store_at(e, jit_i8(e, 0), m, len);
         jit_store(e, m, dst, offsetof(fbe_string, data));
@@ -905,7 +892,7 @@ static void w_optional(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32_t
         w_check(w, icmp(e, LLVMIntSLT, w->left, jit_i64(e, 1)), FBE_TOO_DEEP, p1);
         LLVMValueRef m = NULL;
         if (w->mode == M_READ)
-            m = w_alloc(w, jit_i64(e, st->host_size), p1);
+            m = w_alloc(w, jit_i64(e, st->host_size), false, p1);
         if (st->final_fixed) {
             w_fixed_depth(w, in, p1); /* its own level passed: the nested ones */
             if (w->mode == M_READ) {
@@ -991,7 +978,7 @@ static void w_collection(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32
         LLVMBasicBlockRef some = jit_block(e, "col.some");
         LLVMBuildCondBr(e->b, nonzero, some, after);
         jit_position(e, some);
-        m = w_alloc(w, mulc(e, count, stride), pos);
+        m = w_alloc(w, mulc(e, count, stride), false, pos);
     }
     bool fixed = map ? k->final_fixed && v->final_fixed : v->final_fixed;
     if (fixed) {
@@ -1587,7 +1574,6 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
 bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
 {
     fin F = {.e = e};
-    F.decode_alloc = jit_decode_alloc_fn(e, &F.decode_alloc_t);
     LLVMTypeRef rv[] = {e->ptr, e->i64, e->i64, e->ptr, e->i64, e->ptr};
     F.run_verify = jit_runtime_fn(e, "fbe_native_final_run_verify",
                                   LLVMFunctionType(e->void_t, rv, 6, 0));

@@ -65,8 +65,6 @@ typedef struct rd {
     LLVMTypeRef ctx_t;
     LLVMTypeRef verify_t, read_t; /* internal function types */
     LLVMTypeRef read_ret_t;       /* {i64 budget, ptr arena cursor} */
-    LLVMValueRef decode_alloc;    /* fbe_decode_alloc: ptr (ptr, i64, ptr) */
-    LLVMTypeRef decode_alloc_t;
     LLVMValueRef *vpartial, *rpartial; /* per struct: the older-writer paths */
     /* e->older_to_interp: fbe_interp_std_verify_older / _read_older instead */
     LLVMValueRef interp_verify, interp_read, interp_precheck;
@@ -548,7 +546,7 @@ static void interp_older(rd *r, size_t ti, LLVMValueRef body, LLVMValueRef depth
     on_result(r, LLVMBuildExtractValue(e->b, res, 0, ""), fail);
 }
 
-static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, LLVMBasicBlockRef fail);
+static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, bool string, LLVMBasicBlockRef fail);
 
 /* The start of a BODIES_TO_INTERP function: a body shorter than the schema's
  * (an older writer) goes to the interpreter, the builder is left after that
@@ -615,7 +613,7 @@ static void struct_body(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMVal
         local_store(r, r->budget, LLVMBuildNUWSub(e->b, budget, s, ""));
         LLVMValueRef target = mode == BODY_VERIFY ? NULL : host;
         if (mode == BODY_READ_ALLOC) {
-            target = arena_alloc(r, jit_i64(e, T->host_size), ref_fail);
+            target = arena_alloc(r, jit_i64(e, T->host_size), false, ref_fail);
             jit_store(e, target, host, 0);
         }
         bool old = split && k;
@@ -872,37 +870,20 @@ static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodie
 static void d_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef base,
                     LLVMValueRef host, LLVMBasicBlockRef fail);
 
-/* fbe_decode_alloc with its bump path inlined (same rounding and alignment) on
- * the cached pointer; the rest goes through it. NOMEM goes to fail. */
-static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, LLVMBasicBlockRef fail)
+/* n bytes of the arena, or a read string's len + 1 (`string`), by static_c.h's
+ * rule (sc_alloc_at, sc_alloc_string_at) on the cursor: arena->ptr travels in
+ * r->aptr (a register once the handler is inlined), arena->end in ctx. NOMEM
+ * goes to fail. */
+static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, bool string, LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
-    LLVMValueRef out = jit_alloca(e, e->ptr, "mem");
-    LLVMValueRef rounded = LLVMBuildAnd(e->b, add_c(r, n, 15), jit_i64(e, ~(uint64_t)15), "");
-    LLVMValueRef p = local_load(r, r->aptr, e->ptr);
-    LLVMValueRef end = ctx_load(r, CTX_AEND, e->ptr);
-    LLVMValueRef avail = LLVMBuildSub(e->b, LLVMBuildPtrToInt(e->b, end, e->i64, ""),
-                                      LLVMBuildPtrToInt(e->b, p, e->i64, ""), "");
-    LLVMValueRef fits = LLVMBuildAnd(e->b, LLVMBuildICmp(e->b, LLVMIntNE, n, jit_i64(e, 0), ""),
-                                     LLVMBuildICmp(e->b, LLVMIntUGE, avail, rounded, ""), "");
-    LLVMBasicBlockRef fast = jit_block(e, "bump"), slow = jit_block(e, "chunk"),
-                      done = jit_block(e, "allocated");
-    LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildNot(e->b, fits, "")), slow, fast);
-    jit_position(e, fast);
-    LLVMBuildStore(e->b, p, out);
-    local_store(r, r->aptr, jit_gep(e, p, rounded));
-    LLVMBuildBr(e->b, done);
-    jit_position(e, slow);
-    jit_store(e, p, r->arena, offsetof(fbe_arena, ptr));
-    LLVMValueRef args[] = {r->arena, n, ctx_gep(r, CTX_MEMORY)};
-    LLVMValueRef q = LLVMBuildCall2(e->b, r->decode_alloc_t, r->decode_alloc, args, 3, "");
-    local_store(r, r->aptr, jit_load(e, e->ptr, r->arena, offsetof(fbe_arena, ptr)));
-    ctx_store(r, CTX_AEND, jit_load(e, e->ptr, r->arena, offsetof(fbe_arena, end)));
-    LLVMBuildStore(e->b, q, out);
-    check(r, LLVMBuildIsNull(e->b, q, ""), FBE_NOMEM, jit_i64(e, 0), fail);
-    LLVMBuildBr(e->b, done);
-    jit_position(e, done);
-    return LLVMBuildLoad2(e->b, e->ptr, out, "");
+    LLVMTypeRef t;
+    LLVMValueRef fn = jit_handler(e, string ? "alloc_string" : "alloc", &t);
+    LLVMValueRef size = string ? LLVMBuildTrunc(e->b, n, e->i32, "") : n;
+    LLVMValueRef args[] = {r->aptr, ctx_gep(r, CTX_AEND), r->arena, ctx_gep(r, CTX_MEMORY), size};
+    LLVMValueRef p = LLVMBuildCall2(e->b, t, fn, args, 5, "");
+    check(r, LLVMBuildIsNull(e->b, p, ""), FBE_NOMEM, jit_i64(e, 0), fail);
+    return p;
 }
 
 /* One scalar (t->std_inline_size bytes) from pos to host. */
@@ -963,7 +944,7 @@ static void d_string(rd *r, LLVMValueRef pos, LLVMValueRef base, LLVMValueRef ho
     LLVMBuildBr(e->b, done);
     jit_position(e, copy);
     /* as sc_sd_str: on NOMEM the view stays {NULL, 0} */
-    LLVMValueRef p = arena_alloc(r, add_c(r, n, 1), clean);
+    LLVMValueRef p = arena_alloc(r, n, true, clean);
     jit_copy_string(e, p, src, n,
                     LLVMBuildSub(e->b, LLVMBuildSub(e->b, r->size, payload, ""), n, ""));
     jit_store_at(e, jit_i8(e, 0), p, n);
@@ -1078,7 +1059,7 @@ static void d_seq(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef ba
     bool scalar = map ? is_scalar(k) && is_scalar(v) : is_scalar(v);
     if (!scalar)
         precheck(r, t, elems, n, base, hs, fail);
-    LLVMValueRef arr = arena_alloc(r, mul_c(r, n, hs), fail);
+    LLVMValueRef arr = arena_alloc(r, mul_c(r, n, hs), false, fail);
     jit_store(e, arr, host, 0);
     if (!map && scalar) {
         d_scalars(r, v, elems, arr, n);
@@ -1746,13 +1727,6 @@ LLVMTypeRef jit_decode_budget_t(jit_emit *e)
     return LLVMStructTypeInContext(e->ctx, fields, 3, 0);
 }
 
-LLVMValueRef jit_decode_alloc_fn(jit_emit *e, LLVMTypeRef *type)
-{
-    LLVMTypeRef params[] = {e->ptr, e->i64, e->ptr};
-    *type = LLVMFunctionType(e->ptr, params, 3, 0);
-    LLVMValueRef fn = LLVMGetNamedFunction(e->mod, "fbe_decode_alloc");
-    return fn ? fn : LLVMAddFunction(e->mod, "fbe_decode_alloc", *type);
-}
 
 LLVMValueRef jit_decode_status(jit_emit *e, LLVMValueRef status, LLVMValueRef budget)
 {
@@ -1818,7 +1792,6 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
     bool ok = false;
     LLVMTypeRef ctx_fields[CTX_FIELDS] = {e->ptr, e->ptr, e->i32, jit_decode_budget_t(e)};
     r.ctx_t = LLVMStructTypeInContext(e->ctx, ctx_fields, CTX_FIELDS, 0);
-    r.decode_alloc = jit_decode_alloc_fn(e, &r.decode_alloc_t);
     LLVMTypeRef vparams[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->i64, e->ptr};
     r.verify_t = LLVMFunctionType(e->i64, vparams, 7, 0);
     LLVMTypeRef rret[] = {e->i64, e->ptr};

@@ -20,6 +20,9 @@ fbe_status fbe_jit_h_std_frame(const uint8_t *data, size_t size, uint64_t *full)
 fbe_status fbe_jit_h_final_frame(const uint8_t *data, size_t size, uint32_t type_number,
                                  uint64_t *full, uint64_t *at);
 uint64_t fbe_jit_h_str_extra(const uint8_t *h);
+void *fbe_jit_h_alloc(char **ptr, char **end, fbe_arena *a, fbe_decode_budget *m, size_t n);
+void *fbe_jit_h_alloc_string(char **ptr, char **end, fbe_arena *a, fbe_decode_budget *m,
+                             uint32_t len);
 uint64_t fbe_jit_h_block(size_t count, uint32_t inline_size);
 uint8_t *fbe_jit_h_swrite_str(uint8_t *end, const uint8_t *h, uint8_t *pos, const uint8_t *base);
 uint64_t fbe_jit_h_fstr_size(const uint8_t *h);
@@ -50,6 +53,22 @@ fbe_status fbe_jit_h_final_frame(const uint8_t *data, size_t size, uint32_t type
     *full = st == FBE_OK ? (uint64_t)(r.end - data) : 0;
     *at = st == FBE_OK ? 0 : r.pos;
     return st;
+}
+
+/* n bytes of the arena (fbe_decode_alloc, its bump path inline) on the
+ * cursor *ptr, *end, which native code keeps in registers or in the arena.
+ * Native code allocates host structs and arrays of fewer than 2^32 elements
+ * of fewer than 2^32 bytes: n is never near overflowing (sc_rounded). */
+void *fbe_jit_h_alloc(char **ptr, char **end, fbe_arena *a, fbe_decode_budget *m, size_t n)
+{
+    return sc_bump_at(ptr, end, a, m, n, sc_rounded(n));
+}
+
+/* The same for a read string's len + 1 bytes. */
+void *fbe_jit_h_alloc_string(char **ptr, char **end, fbe_arena *a, fbe_decode_budget *m,
+                             uint32_t len)
+{
+    return sc_alloc_string_at(ptr, end, a, m, len);
 }
 
 /* A host string's standard extra bytes (its block, the length capped). */

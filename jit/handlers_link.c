@@ -63,11 +63,13 @@ bool jit_link_bitcode(jit_emit *e, const unsigned char *bc, size_t size)
         return false;
     unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
     for (LLVMValueRef f = LLVMGetFirstFunction(e->mod); f; f = LLVMGetNextFunction(f)) {
-        if (LLVMIsDeclaration(f))
-            continue;
+        /* declarations too: clang gives the runtime functions the handlers
+         * call (fbe_decode_alloc) the same attributes */
         drop_string_attr(f, "target-cpu");
         drop_string_attr(f, "target-features");
         drop_string_attr(f, "tune-cpu");
+        if (LLVMIsDeclaration(f))
+            continue;
         size_t len = 0;
         const char *name = LLVMGetValueName2(f, &len);
         if (len > strlen(HANDLER_PREFIX) && !strncmp(name, HANDLER_PREFIX, strlen(HANDLER_PREFIX))) {

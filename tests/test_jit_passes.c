@@ -207,7 +207,8 @@ static void test_handlers(void **state)
         unsigned params;
     } used[] = {{"copy_string", 4}, {"std_frame", 3}, {"final_frame", 5},
                  {"str_extra", 1},   {"block", 2},     {"swrite_str", 4},
-                 {"fstr_size", 1},   {"fwrite_str", 2}};
+                 {"fstr_size", 1},   {"fwrite_str", 2},  {"alloc", 5},
+                 {"alloc_string", 5}};
     for (size_t i = 0; i < sizeof used / sizeof used[0]; i++) {
         LLVMValueRef h = jit_handler(&e, used[i].name, &t);
         assert_false(LLVMIsDeclaration(h));

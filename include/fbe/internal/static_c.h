@@ -36,6 +36,16 @@ _Static_assert(sizeof(bool) == 1, "bool is one byte");
 #endif
 #define SC_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* What the code cannot see but the callers' invariants guarantee. */
+#if defined(__clang__)
+#define SC_ASSUME(x) __builtin_assume(x)
+#else
+#define SC_ASSUME(x)                 \
+    do {                             \
+        if (!(x))                    \
+            __builtin_unreachable(); \
+    } while (0)
+#endif
 /* Every function of every type is generated; a schema may not use some. */
 #define SC_UNUSED __attribute__((unused))
 #else
@@ -45,6 +55,7 @@ _Static_assert(sizeof(bool) == 1, "bool is one byte");
 #endif
 #define SC_LIKELY(x) (x)
 #define SC_UNLIKELY(x) (x)
+#define SC_ASSUME(x) ((void)0)
 #endif
 
 /* Standard sizes stop growing usefully here (frame TOO_LARGE anyway); final
@@ -155,27 +166,47 @@ static SC_COLD void sc_zero_fields(uint8_t *h, const fbe_ir_field *fields, size_
         memset(h + fields[i].host_offset, 0, fields[i].type->host_size);
 }
 
-/* fbe_decode_alloc's bump path for n bytes, `rounded` being n rounded up to 16
- * (the same rounding and alignment) and n > 0: anything else (no chunk yet,
- * chunk full) goes through it. */
-static inline SC_UNUSED void *sc_bump(fbe_arena *a, fbe_decode_budget *m, size_t n, size_t rounded)
+/* fbe_decode_alloc's bump path for n > 0 bytes, `rounded` being n rounded up
+ * to 16 (the same rounding and alignment), on the cursor *ptr, *end of a's
+ * current chunk, which a caller may keep apart from the arena (native code
+ * keeps it in registers): when the chunk lacks room, the arena gets the cursor
+ * back, fbe_decode_alloc allocates (a new chunk) and the cursor is the arena's
+ * again. Before the first chunk both are NULL: no room (compared as integers,
+ * subtracting null pointers is undefined). */
+static inline SC_UNUSED void *sc_bump_at(char **ptr, char **end, fbe_arena *a,
+                                         fbe_decode_budget *m, size_t n, size_t rounded)
 {
-    if (SC_LIKELY(a->head && (size_t)(a->end - a->ptr) >= rounded)) {
-        void *p = a->ptr;
-        a->ptr += rounded;
+    if (SC_LIKELY((uintptr_t)*end - (uintptr_t)*ptr >= rounded)) {
+        void *p = *ptr;
+        SC_ASSUME(p != NULL); /* a chunk has room: the callers' NULL test folds */
+        *ptr += rounded;
         return p;
     }
-    return fbe_decode_alloc(a, n, m);
+    a->ptr = *ptr;
+    void *p = fbe_decode_alloc(a, n, m);
+    *ptr = a->ptr;
+    *end = a->end;
+    return p;
 }
 
-/* fbe_decode_alloc with its bump path inline; a zero or overflowing size goes
- * through it. */
+/* The arena's block for n <= SIZE_MAX - 15 bytes: n rounded up to 16, or
+ * SIZE_MAX for n = 0, which no chunk has room for (fbe_decode_alloc decides). */
+static inline SC_UNUSED size_t sc_rounded(size_t n)
+{
+    return n ? (n + 15) & ~(size_t)15 : SIZE_MAX;
+}
+
+/* fbe_decode_alloc with its bump path inline, on a cursor as sc_bump_at: a
+ * zero or overflowing size never has room, fbe_decode_alloc decides. */
+static inline SC_UNUSED void *sc_alloc_at(char **ptr, char **end, fbe_arena *a,
+                                          fbe_decode_budget *m, size_t n)
+{
+    return sc_bump_at(ptr, end, a, m, n, SC_LIKELY(n <= SIZE_MAX - 15) ? sc_rounded(n) : SIZE_MAX);
+}
+
 static inline SC_UNUSED void *sc_alloc(fbe_arena *a, fbe_decode_budget *m, size_t n)
 {
-    size_t rounded = (n + 15) & ~(size_t)15;
-    if (SC_UNLIKELY(!n || rounded < n))
-        return fbe_decode_alloc(a, n, m);
-    return sc_bump(a, m, n, rounded);
+    return sc_alloc_at(&a->ptr, &a->end, a, m, n);
 }
 
 /* A read string's n bytes into its arena block (n + 1 bytes, which the arena
@@ -193,12 +224,13 @@ static inline SC_UNUSED void sc_copy_string(uint8_t *dst, const uint8_t *src, si
         memcpy(dst, src, n);
 }
 
-/* sc_alloc for a string's len + 1 bytes: the size is neither 0 nor near
+/* sc_alloc_at for a string's len + 1 bytes: the size is neither 0 nor near
  * overflowing, so only the room is tested. */
-static inline SC_UNUSED void *sc_alloc_string(fbe_arena *a, fbe_decode_budget *m, uint32_t len)
+static inline SC_UNUSED void *sc_alloc_string_at(char **ptr, char **end, fbe_arena *a,
+                                                 fbe_decode_budget *m, uint32_t len)
 {
     size_t n = (size_t)len + 1;
-    return sc_bump(a, m, n, (n + 15) & ~(size_t)15);
+    return sc_bump_at(ptr, end, a, m, n, (n + 15) & ~(size_t)15);
 }
 
 /* ---- standard model: size and serialize ---- */
@@ -396,7 +428,7 @@ static inline SC_UNUSED fbe_status sc_sd_str(sc_rd *r, uint64_t pos, uint64_t ba
         sc_set_view(h, src, len);
         return FBE_OK;
     }
-    uint8_t *p = sc_alloc_string(r->arena, r->memory, len);
+    uint8_t *p = sc_alloc_string_at(&r->arena->ptr, &r->arena->end, r->arena, r->memory, len);
     if (SC_UNLIKELY(!p)) {
         sc_set_view(h, NULL, 0);
         return FBE_NOMEM;
@@ -658,7 +690,7 @@ static inline SC_UNUSED const uint8_t *sc_fd_str(sc_frd *r, const uint8_t *p, ui
         sc_set_view(h, p + 4, len);
         return p + 4 + len;
     }
-    uint8_t *m = sc_alloc_string(r->arena, r->memory, len);
+    uint8_t *m = sc_alloc_string_at(&r->arena->ptr, &r->arena->end, r->arena, r->memory, len);
     if (SC_UNLIKELY(!m)) {
         sc_set_view(h, NULL, 0);
         return sc_ffail(r, FBE_NOMEM, p);
