@@ -926,33 +926,24 @@ static void d_string(rd *r, LLVMValueRef pos, LLVMValueRef base, LLVMValueRef ho
                      LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
-    LLVMValueRef zero_ptr = LLVMConstNull(e->ptr);
     LLVMBasicBlockRef clean = zero_then(r, host, 16, fail);
     LLVMBasicBlockRef empty = jit_block(e, "str.empty"), done = jit_block(e, "str.done");
     LLVMValueRef payload;
     LLVMValueRef n = block_ref(r, 0, pos, base, empty, clean, &payload);
-    LLVMBasicBlockRef nonempty = jit_block(e, "str.bytes");
-    LLVMBuildCondBr(e->b, is_zero(r, n), empty, nonempty);
-    jit_position(e, nonempty);
-    LLVMValueRef src = jit_gep(e, r->data, payload);
-    LLVMBasicBlockRef borrow = jit_block(e, "str.borrow"), copy = jit_block(e, "str.copy");
-    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, r->borrow, jit_i32(e, 0), ""), borrow,
-                    copy);
-    jit_position(e, borrow);
-    jit_store(e, src, host, 0);
-    jit_store(e, n, host, 8);
-    LLVMBuildBr(e->b, done);
-    jit_position(e, copy);
-    /* as sc_sd_str: on NOMEM the view stays {NULL, 0} */
-    LLVMValueRef p = arena_alloc(r, n, true, clean);
-    jit_copy_string(e, p, src, n,
-                    LLVMBuildSub(e->b, LLVMBuildSub(e->b, r->size, payload, ""), n, ""));
-    jit_store_at(e, jit_i8(e, 0), p, n);
-    jit_store(e, p, host, 0);
-    jit_store(e, n, host, 8);
+    /* static_c.h's rule (sc_str_into): empty, borrowed or copied */
+    LLVMTypeRef t;
+    LLVMValueRef fn = jit_handler(e, "read_str", &t);
+    LLVMValueRef after = LLVMBuildSub(e->b, LLVMBuildSub(e->b, r->size, payload, ""), n, "");
+    LLVMValueRef borrow = LLVMBuildICmp(e->b, LLVMIntNE, r->borrow, jit_i32(e, 0), "");
+    LLVMValueRef args[] = {host, jit_gep(e, r->data, payload), LLVMBuildTrunc(e->b, n, e->i32, ""),
+                           after, borrow, r->aptr, ctx_gep(r, CTX_AEND), r->arena,
+                           ctx_gep(r, CTX_MEMORY)};
+    LLVMValueRef st = LLVMBuildCall2(e->b, t, fn, args, 9, "");
+    check(r, LLVMBuildICmp(e->b, LLVMIntNE, st, jit_i32(e, FBE_OK), ""), FBE_NOMEM, jit_i64(e, 0),
+          clean);
     LLVMBuildBr(e->b, done);
     jit_position(e, empty);
-    jit_store(e, zero_ptr, host, 0);
+    jit_store(e, LLVMConstNull(e->ptr), host, 0);
     jit_store(e, jit_i64(e, 0), host, 8);
     LLVMBuildBr(e->b, done);
     jit_position(e, done);

@@ -20,6 +20,9 @@ fbe_status fbe_jit_h_std_frame(const uint8_t *data, size_t size, uint64_t *full)
 fbe_status fbe_jit_h_final_frame(const uint8_t *data, size_t size, uint32_t type_number,
                                  uint64_t *full, uint64_t *at);
 uint64_t fbe_jit_h_str_extra(const uint8_t *h);
+fbe_status fbe_jit_h_read_str(uint8_t *h, const uint8_t *src, uint32_t len, uint64_t after,
+                              bool borrow, char **ptr, char **end, fbe_arena *a,
+                              fbe_decode_budget *m);
 void *fbe_jit_h_alloc(char **ptr, char **end, fbe_arena *a, fbe_decode_budget *m, size_t n);
 void *fbe_jit_h_alloc_string(char **ptr, char **end, fbe_arena *a, fbe_decode_budget *m,
                              uint32_t len);
@@ -69,6 +72,14 @@ void *fbe_jit_h_alloc_string(char **ptr, char **end, fbe_arena *a, fbe_decode_bu
                              uint32_t len)
 {
     return sc_alloc_string_at(ptr, end, a, m, len);
+}
+
+/* A checked string read into the host (both models): FBE_OK or FBE_NOMEM. */
+fbe_status fbe_jit_h_read_str(uint8_t *h, const uint8_t *src, uint32_t len, uint64_t after,
+                              bool borrow, char **ptr, char **end, fbe_arena *a,
+                              fbe_decode_budget *m)
+{
+    return sc_str_into(h, src, len, after, borrow, ptr, end, a, m);
 }
 
 /* A host string's standard extra bytes (its block, the length capped). */

@@ -208,7 +208,7 @@ static void test_handlers(void **state)
     } used[] = {{"copy_string", 4}, {"std_frame", 3}, {"final_frame", 5},
                  {"str_extra", 1},   {"block", 2},     {"swrite_str", 4},
                  {"fstr_size", 1},   {"fwrite_str", 2},  {"alloc", 5},
-                 {"alloc_string", 5}};
+                 {"alloc_string", 5}, {"read_str", 9}};
     for (size_t i = 0; i < sizeof used / sizeof used[0]; i++) {
         LLVMValueRef h = jit_handler(&e, used[i].name, &t);
         assert_false(LLVMIsDeclaration(h));

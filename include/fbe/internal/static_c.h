@@ -233,6 +233,36 @@ static inline SC_UNUSED void *sc_alloc_string_at(char **ptr, char **end, fbe_are
     return sc_bump_at(ptr, end, a, m, n, (n + 15) & ~(size_t)15);
 }
 
+/* A checked string's len bytes at src into host {pointer, size}: {NULL, 0}
+ * when empty, borrowed, or copied into the arena on the cursor (sc_bump_at)
+ * with a trailing NUL (`after`: the readable bytes of the frame after the
+ * string, sc_copy_string). FBE_NOMEM leaves {NULL, 0}. The standard model's
+ * string read in every backend (native code: the read_str handler); the final
+ * model's (sc_fd_str, the JIT's w_string) keeps the same steps inline, which
+ * measured faster there (docs/jit.md). */
+static inline SC_UNUSED fbe_status sc_str_into(uint8_t *h, const uint8_t *src, uint32_t len,
+                                               uint64_t after, bool borrow, char **ptr,
+                                               char **end, fbe_arena *a, fbe_decode_budget *m)
+{
+    if (!len) {
+        sc_set_view(h, NULL, 0);
+        return FBE_OK;
+    }
+    if (borrow) {
+        sc_set_view(h, src, len);
+        return FBE_OK;
+    }
+    uint8_t *p = sc_alloc_string_at(ptr, end, a, m, len);
+    if (SC_UNLIKELY(!p)) {
+        sc_set_view(h, NULL, 0);
+        return FBE_NOMEM;
+    }
+    sc_copy_string(p, src, len, after);
+    p[len] = 0;
+    sc_set_view(h, p, len);
+    return FBE_OK;
+}
+
 /* ---- standard model: size and serialize ---- */
 
 /* The extra bytes of a string: its block, the length clamped at SC_CAP. */
@@ -419,24 +449,12 @@ static inline SC_UNUSED fbe_status sc_sd_str(sc_rd *r, uint64_t pos, uint64_t ba
     uint64_t payload = 0;
     uint32_t len = 0;
     fbe_status st = sc_chk_string(r, pos, base, &payload, &len);
-    if (SC_UNLIKELY(st != FBE_OK) || !len) {
+    if (SC_UNLIKELY(st != FBE_OK)) {
         sc_set_view(h, NULL, 0);
         return st;
     }
-    const uint8_t *src = r->data + payload;
-    if (r->borrow) {
-        sc_set_view(h, src, len);
-        return FBE_OK;
-    }
-    uint8_t *p = sc_alloc_string_at(&r->arena->ptr, &r->arena->end, r->arena, r->memory, len);
-    if (SC_UNLIKELY(!p)) {
-        sc_set_view(h, NULL, 0);
-        return FBE_NOMEM;
-    }
-    sc_copy_string(p, src, len, r->size - payload - len);
-    p[len] = 0;
-    sc_set_view(h, p, len);
-    return FBE_OK;
+    return sc_str_into(h, r->data + payload, len, r->size - payload - len, r->borrow,
+                       &r->arena->ptr, &r->arena->end, r->arena, r->memory);
 }
 
 /* Large arrays whose elements are not checked yet are verified first (with
