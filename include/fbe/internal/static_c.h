@@ -166,8 +166,9 @@ static SC_COLD void sc_zero_fields(uint8_t *h, const fbe_ir_field *fields, size_
         memset(h + fields[i].host_offset, 0, fields[i].type->host_size);
 }
 
-/* fbe_decode_alloc's bump path for n > 0 bytes, `rounded` being n rounded up
- * to 16 (the same rounding and alignment), on the cursor *ptr, *end of a's
+/* fbe_decode_alloc's bump path for n bytes, `rounded` being n rounded up to 16
+ * (the same rounding and alignment), or SIZE_MAX for sizes only
+ * fbe_decode_alloc may answer (zero, overflowing), on the cursor *ptr, *end of a's
  * current chunk, which a caller may keep apart from the arena (native code
  * keeps it in registers): when the chunk lacks room, the arena gets the cursor
  * back, fbe_decode_alloc allocates (a new chunk) and the cursor is the arena's
