@@ -257,16 +257,6 @@ void jit_memcpy(jit_emit *e, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef le
     LLVMBuildCall2(e->b, e->fn_memcpy_t, e->fn_memcpy, args, 4, "");
 }
 
-/* static_c.h's sc_copy_string, the rule the interpreter and `fbec c` follow. */
-void jit_copy_string(jit_emit *e, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef n,
-                     LLVMValueRef after)
-{
-    LLVMTypeRef t;
-    LLVMValueRef fn = jit_handler(e, "copy_string", &t);
-    LLVMValueRef args[] = {dst, src, n, after};
-    LLVMBuildCall2(e->b, t, fn, args, 4, "");
-}
-
 void jit_memset(jit_emit *e, LLVMValueRef dst, uint8_t byte, LLVMValueRef len)
 {
     LLVMValueRef args[] = {dst, jit_i8(e, byte), len, LLVMConstInt(e->i1, 0, 0)};

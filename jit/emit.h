@@ -106,6 +106,8 @@ void jit_fn_attr(jit_emit *e, LLVMValueRef fn, const char *name);
  * function type in *type: the first call links the handler bitcode into the
  * module (jit/handlers_link.c). Calls to it are inlined and folded. */
 LLVMValueRef jit_handler(jit_emit *e, const char *name, LLVMTypeRef *type);
+/* A call to the handler fbe_jit_h_<name> with n arguments (jit_handler). */
+LLVMValueRef jit_call_handler(jit_emit *e, const char *name, LLVMValueRef *args, unsigned n);
 /* Links bitcode into e->mod as jit_handler does with the handlers' (exposed for
  * tests): false when LLVM refuses it, without exiting the process. */
 bool jit_link_bitcode(jit_emit *e, const unsigned char *bc, size_t size);
@@ -139,9 +141,6 @@ void jit_store_at(jit_emit *e, LLVMValueRef v, LLVMValueRef base, LLVMValueRef o
 
 void jit_memcpy(jit_emit *e, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef len);
 void jit_memset(jit_emit *e, LLVMValueRef dst, uint8_t byte, LLVMValueRef len);
-/* A read string's n bytes into its arena block; after: readable bytes past it. */
-void jit_copy_string(jit_emit *e, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef n,
-                     LLVMValueRef after);
 
 /* Integer type of a scalar's wire width (1, 2, 4, 8, 16 bytes). */
 LLVMTypeRef jit_int_type(jit_emit *e, uint32_t bytes);

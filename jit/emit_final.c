@@ -258,9 +258,7 @@ static LLVMValueRef size_struct(fin *F, const fbe_ir_struct *st, LLVMValueRef p)
 /* A string's final size: static_c.h's rule (sc_fstr_size). */
 static LLVMValueRef size_string(jit_emit *e, LLVMValueRef p)
 {
-    LLVMTypeRef t;
-    LLVMValueRef fn = jit_handler(e, "fstr_size", &t);
-    return LLVMBuildCall2(e->b, t, fn, &p, 1, "");
+    return jit_call_handler(e, "fstr_size", &p, 1);
 }
 
 /* *acc += v; when the sum passes FBE_FINAL_SAT the whole value is FBE_FINAL_SAT (res, done). */
@@ -494,10 +492,8 @@ static LLVMValueRef write_any(fin *F, const fbe_ir_type *t, LLVMValueRef src, LL
         return jit_gep_c(e, w, 1);
     case FBE_IR_STRING:
     case FBE_IR_BYTES: { /* static_c.h's rule (sc_fwrite_str) */
-        LLVMTypeRef ft;
-        LLVMValueRef fn = jit_handler(e, "fwrite_str", &ft);
         LLVMValueRef args[] = {src, w};
-        return LLVMBuildCall2(e->b, ft, fn, args, 2, "");
+        return jit_call_handler(e, "fwrite_str", args, 2);
     }
     case FBE_IR_STRUCT:
         return write_struct(F, t->struct_type, w, src);
@@ -580,9 +576,7 @@ static void define_write_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn,
         const fbe_ir_field *fd = &st->fields[i];
         size_t j = fbe_ir_plain_run(st->fields, i, hi);
         if (j > i) { /* fields whose host bytes are their wire bytes: one copy, as `fbec c` */
-            uint64_t len = 0;
-            for (size_t x = i; x < j; x++)
-                len += st->fields[x].type->final_size;
+            uint64_t len = fbe_ir_plain_run_bytes(st->fields, i, j);
             jit_memcpy(e, args[0], jit_gep_c(e, args[1], fd->host_offset), jit_i64(e, len));
             args[0] = jit_gep_c(e, args[0], len);
             i = j;
@@ -813,13 +807,11 @@ static LLVMValueRef w_alloc(walk *w, LLVMValueRef size, bool string, LLVMValueRe
 {
     jit_emit *e = w->e;
     LLVMValueRef arena = w_arena(w);
-    LLVMTypeRef t;
-    LLVMValueRef fn = jit_handler(e, string ? "alloc_string" : "alloc", &t);
     LLVMValueRef args[] = {jit_gep_c(e, arena, offsetof(fbe_arena, ptr)),
                            jit_gep_c(e, arena, offsetof(fbe_arena, end)), arena,
                            jit_gep_c(e, w->ctx, offsetof(final_read_ctx, memory)),
                            string ? LLVMBuildTrunc(e->b, size, e->i32, "") : size};
-    LLVMValueRef m = LLVMBuildCall2(e->b, t, fn, args, 5, "");
+    LLVMValueRef m = jit_call_handler(e, string ? "alloc_string" : "alloc", args, 5);
     w_check(w, LLVMBuildIsNull(e->b, m, ""), FBE_NOMEM, at);
     return m;
 }
@@ -856,7 +848,8 @@ static void w_string(walk *w, LLVMValueRef dst, uint32_t pre)
         LLVMBuildBr(e->b, done);
         jit_position(e, copy);
         LLVMValueRef m = w_alloc(w, len, true, pos);
-        jit_copy_string(e, m, src, len, LLVMBuildSub(e->b, w->end, next, ""));
+        LLVMValueRef cargs[] = {m, src, len, LLVMBuildSub(e->b, w->end, next, "")};
+        jit_call_handler(e, "copy_string", cargs, 4); /* sc_copy_string */
         jit_store_at(e, jit_i8(e, 0), m, len);
         jit_store(e, m, dst, offsetof(fbe_string, data));
         jit_store(e, len, dst, offsetof(fbe_string, size));
@@ -1386,11 +1379,9 @@ static void frame_fail_at(fin *F, const frame_fail *ff, LLVMValueRef cond, fbe_s
 static LLVMValueRef check_frame(fin *F, const frame_fail *ff, LLVMValueRef data, LLVMValueRef size)
 {
     jit_emit *e = F->e;
-    LLVMTypeRef t;
-    LLVMValueRef fn = jit_handler(e, "final_frame", &t);
     LLVMValueRef full = jit_alloca(e, e->i64, "full"), at = jit_alloca(e, e->i64, "at");
     LLVMValueRef args[] = {data, size, jit_i32(e, ff->st->type_number), full, at};
-    LLVMValueRef st = LLVMBuildCall2(e->b, t, fn, args, 5, "");
+    LLVMValueRef st = jit_call_handler(e, "final_frame", args, 5);
     LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntNE, st, jit_i32(e, 0)), "frame");
     LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
     jit_position(e, bad);

@@ -877,11 +877,9 @@ static void d_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
 static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, bool string, LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
-    LLVMTypeRef t;
-    LLVMValueRef fn = jit_handler(e, string ? "alloc_string" : "alloc", &t);
     LLVMValueRef size = string ? LLVMBuildTrunc(e->b, n, e->i32, "") : n;
     LLVMValueRef args[] = {r->aptr, ctx_gep(r, CTX_AEND), r->arena, ctx_gep(r, CTX_MEMORY), size};
-    LLVMValueRef p = LLVMBuildCall2(e->b, t, fn, args, 5, "");
+    LLVMValueRef p = jit_call_handler(e, string ? "alloc_string" : "alloc", args, 5);
     check(r, LLVMBuildIsNull(e->b, p, ""), FBE_NOMEM, jit_i64(e, 0), fail);
     return p;
 }
@@ -931,14 +929,12 @@ static void d_string(rd *r, LLVMValueRef pos, LLVMValueRef base, LLVMValueRef ho
     LLVMValueRef payload;
     LLVMValueRef n = block_ref(r, 0, pos, base, empty, clean, &payload);
     /* static_c.h's rule (sc_str_into): empty, borrowed or copied */
-    LLVMTypeRef t;
-    LLVMValueRef fn = jit_handler(e, "read_str", &t);
     LLVMValueRef after = LLVMBuildSub(e->b, LLVMBuildSub(e->b, r->size, payload, ""), n, "");
     LLVMValueRef borrow = LLVMBuildICmp(e->b, LLVMIntNE, r->borrow, jit_i32(e, 0), "");
     LLVMValueRef args[] = {host, jit_gep(e, r->data, payload), LLVMBuildTrunc(e->b, n, e->i32, ""),
                            after, borrow, r->aptr, ctx_gep(r, CTX_AEND), r->arena,
                            ctx_gep(r, CTX_MEMORY)};
-    LLVMValueRef st = LLVMBuildCall2(e->b, t, fn, args, 9, "");
+    LLVMValueRef st = jit_call_handler(e, "read_str", args, 9);
     check(r, LLVMBuildICmp(e->b, LLVMIntNE, st, jit_i32(e, FBE_OK), ""), FBE_NOMEM, jit_i64(e, 0),
           clean);
     LLVMBuildBr(e->b, done);
@@ -1182,9 +1178,7 @@ static void d_fields(rd *r, const fbe_ir_struct *st, size_t lo, size_t hi, LLVMV
         if (j > i) {
             /* a run of fields laid out identically on the wire and in the host:
              * one copy when all of it is present */
-            uint64_t len = 0;
-            for (size_t k = i; k < j; k++)
-                len += st->fields[k].type->std_inline_size;
+            uint64_t len = fbe_ir_plain_run_bytes(st->fields, i, j);
             if (ssize) {
                 /* not all of it: field by field up to the first absent one (rare) */
                 LLVMBasicBlockRef all = jit_block(e, "run"), some = jit_block(e, "run.part");
@@ -1479,11 +1473,9 @@ static void frame(rd *r, LLVMValueRef data, LLVMValueRef size, LLVMBasicBlockRef
     jit_emit *e = r->e;
     LLVMValueRef zero = jit_i64(e, 0);
     r->data = data;
-    LLVMTypeRef t;
-    LLVMValueRef fn = jit_handler(e, "std_frame", &t);
     LLVMValueRef slot = jit_alloca(e, e->i64, "full");
     LLVMValueRef args[] = {data, size, slot};
-    LLVMValueRef st = LLVMBuildCall2(e->b, t, fn, args, 3, "");
+    LLVMValueRef st = jit_call_handler(e, "std_frame", args, 3);
     LLVMBasicBlockRef bad = jit_block(e, "bad_frame"), ok = jit_block(e, "frame_ok");
     LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildICmp(e->b, LLVMIntNE, st, jit_i32(e, 0), "")),
                     bad, ok);

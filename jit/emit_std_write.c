@@ -73,12 +73,9 @@ static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMVa
 {
     switch (t->kind) {
     case FBE_IR_STRING:
-    case FBE_IR_BYTES: { /* static_c.h's rule (sc_str_extra) */
-        LLVMTypeRef ft;
-        LLVMValueRef fn = jit_handler(e, "str_extra", &ft);
-        add(e, acc, LLVMBuildCall2(e->b, ft, fn, &p, 1, ""));
+    case FBE_IR_BYTES: /* static_c.h's rule (sc_str_extra) */
+        add(e, acc, jit_call_handler(e, "str_extra", &p, 1));
         break;
-    }
     case FBE_IR_STRUCT:
         LLVMBuildStore(e->b, call_size(e, t->struct_type, p, LLVMBuildLoad2(e->b, e->i64, acc, "")),
                        acc);
@@ -132,10 +129,8 @@ static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMVa
         LLVMValueRef n = jit_load(e, e->i64, p, 8);
         uint32_t inline_size = is_map(t) ? t->key->std_inline_size + t->elem->std_inline_size
                                          : t->elem->std_inline_size;
-        LLVMTypeRef ft; /* static_c.h's rule (sc_block) */
-        LLVMValueRef fn = jit_handler(e, "block", &ft);
-        LLVMValueRef args[] = {n, jit_i32(e, inline_size)};
-        add(e, acc, LLVMBuildCall2(e->b, ft, fn, args, 2, ""));
+        LLVMValueRef args[] = {n, jit_i32(e, inline_size)}; /* static_c.h's sc_block */
+        add(e, acc, jit_call_handler(e, "block", args, 2));
         bool key_extras = is_map(t) && has_extras(t->key);
         if (!has_extras(t->elem) && !key_extras)
             break;
@@ -219,12 +214,10 @@ static void emit_write(jit_emit *e, const fbe_ir_type *t, LLVMValueRef data, LLV
     }
     case FBE_IR_STRING:
     case FBE_IR_BYTES: { /* static_c.h's rule (sc_swrite_str), on positions in data */
-        LLVMTypeRef ft;
-        LLVMValueRef fn = jit_handler(e, "swrite_str", &ft);
         LLVMValueRef end = LLVMBuildLoad2(e->b, e->i64, end_slot, "");
         LLVMValueRef args[] = {jit_gep(e, data, end), p, jit_gep(e, data, pos), jit_gep(e, data, base)};
-        LLVMValueRef after = LLVMBuildCall2(e->b, ft, fn, args, 4, "");
-        LLVMBuildStore(e->b, LLVMBuildPtrDiff2(e->b, e->i8, after, data, ""), end_slot);
+        LLVMValueRef block_end = jit_call_handler(e, "swrite_str", args, 4);
+        LLVMBuildStore(e->b, LLVMBuildPtrDiff2(e->b, e->i8, block_end, data, ""), end_slot);
         break;
     }
     case FBE_IR_STRUCT:
@@ -409,9 +402,7 @@ static void define_write_range(jit_emit *e, const fbe_ir_struct *st, LLVMValueRe
         LLVMValueRef pos = LLVMBuildAdd(e->b, body, jit_i64(e, fd->std_offset), "");
         size_t j = fbe_ir_plain_run(st->fields, i, hi);
         if (j > i) { /* fields whose host bytes are their wire bytes: one copy, as `fbec c` */
-            uint64_t len = 0;
-            for (size_t x = i; x < j; x++)
-                len += st->fields[x].type->std_inline_size;
+            uint64_t len = fbe_ir_plain_run_bytes(st->fields, i, j);
             jit_memcpy(e, jit_gep(e, data, pos), jit_gep_c(e, v, fd->host_offset), jit_i64(e, len));
             i = j;
             continue;

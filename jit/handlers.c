@@ -74,7 +74,8 @@ void *fbe_jit_h_alloc_string(char **ptr, char **end, fbe_arena *a, fbe_decode_bu
     return sc_alloc_string_at(ptr, end, a, m, len);
 }
 
-/* A checked string read into the host (both models): FBE_OK or FBE_NOMEM. */
+/* A standard string, its reference checked, read into the host: FBE_OK or
+ * FBE_NOMEM (the final model keeps these steps inline: docs/jit.md). */
 fbe_status fbe_jit_h_read_str(uint8_t *h, const uint8_t *src, uint32_t len, uint64_t after,
                               bool borrow, char **ptr, char **end, fbe_arena *a,
                               fbe_decode_budget *m)

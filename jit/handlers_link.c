@@ -103,3 +103,10 @@ LLVMValueRef jit_handler(jit_emit *e, const char *name, LLVMTypeRef *type)
     *type = LLVMGlobalGetValueType(fn);
     return fn;
 }
+
+LLVMValueRef jit_call_handler(jit_emit *e, const char *name, LLVMValueRef *args, unsigned n)
+{
+    LLVMTypeRef t;
+    LLVMValueRef fn = jit_handler(e, name, &t);
+    return LLVMBuildCall2(e->b, t, fn, args, n, "");
+}

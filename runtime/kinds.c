@@ -66,6 +66,12 @@ size_t fbe_ir_plain_run(const fbe_ir_field *f, size_t i, size_t hi)
     return j;
 }
 
+uint32_t fbe_ir_plain_run_bytes(const fbe_ir_field *f, size_t i, size_t j)
+{
+    /* adjacent fields, at most UINT32_MAX bytes in all (fbe_ir_plain_run) */
+    return j > i ? f[j - 1].std_offset + f[j - 1].type->std_inline_size - f[i].std_offset : 0;
+}
+
 bool fbe_ir_kind_is_signed(fbe_ir_kind kind)
 {
     return kind == FBE_IR_INT8 || kind == FBE_IR_INT16 || kind == FBE_IR_INT32 ||

@@ -1,6 +1,6 @@
 /* Deserialize copies a string of up to 16 bytes with one 16-byte load when at
  * least 16 - n bytes of the frame follow it, memcpy otherwise (sc_copy_string
- * for the interpreter and `fbec c`, jit_copy_string for native code). Native
+ * for the interpreter and `fbec c`, its copy_string handler for native code). Native
  * code has no sanitizer checks, so the frames here end at a page whose
  * successor is inaccessible: a load past the frame's end faults, with either
  * codec. Every length 0..40 of two strings (the first followed by 4..44 bytes

@@ -232,9 +232,7 @@ static void copy_fields(gc *g, const fbe_ir_struct *st, size_t a, size_t b, cons
         const fbe_ir_field *f = &st->fields[i];
         size_t j = fbe_ir_plain_run(st->fields, i, b);
         if (j > i) {
-            uint64_t len = 0;
-            for (size_t x = i; x < j; x++)
-                len += st->fields[x].type->final_size;
+            uint64_t len = fbe_ir_plain_run_bytes(st->fields, i, j);
             if (len)
                 gc_printf(g, "    memcpy(dst + %" PRIu32 ", %s + %" PRIu64 ", %" PRIu64 "); /* %s%s%s */\n",
                           f->host_offset, at, off, len, f->name, j > i + 1 ? " .. " : "",
@@ -339,9 +337,7 @@ static void struct_write(gc *g, size_t k)
         const fbe_ir_field *f = &st->fields[i];
         size_t j = fbe_ir_plain_run(st->fields, i, st->field_count);
         if (j > i) {
-            uint64_t len = 0;
-            for (size_t x = i; x < j; x++)
-                len += st->fields[x].type->final_size;
+            uint64_t len = fbe_ir_plain_run_bytes(st->fields, i, j);
             gc_printf(g, "    memcpy(w, h + %" PRIu32 ", %" PRIu64 "); /* %s%s%s */\n    w += %" PRIu64 ";\n",
                       f->host_offset, len, f->name, j > i + 1 ? " .. " : "",
                       j > i + 1 ? st->fields[j - 1].name : "", len);

@@ -179,7 +179,7 @@ static size_t emit_plain_run(gc *g, const fbe_ir_struct *st, size_t i, bool read
     if (j == i)
         return i;
     const fbe_ir_field *f = &st->fields[i], *l = &st->fields[j - 1];
-    uint32_t len = l->std_offset + l->type->std_inline_size - f->std_offset;
+    uint32_t len = fbe_ir_plain_run_bytes(st->fields, i, j);
     if (read)
         gc_printf(g, "    memcpy(h + %" PRIu32 ", r->data + body + %" PRIu32 ", %" PRIu32 "); /* %s",
                   f->host_offset, f->std_offset, len, f->name);

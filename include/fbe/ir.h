@@ -96,6 +96,9 @@ bool fbe_ir_type_is_plain(const fbe_ir_type *t);
  * field i, with end <= hi: each field next to the one before it on the wire and
  * in the host. i when field i is not plain. */
 size_t fbe_ir_plain_run(const fbe_ir_field *fields, size_t i, size_t hi);
+/* The bytes of the run [i, j) fbe_ir_plain_run found: the same on the wire of
+ * both models and in the host (0 when j == i). */
+uint32_t fbe_ir_plain_run_bytes(const fbe_ir_field *fields, size_t i, size_t j);
 
 /* A type as used by a field. Types form a tree: an optional, array or collection
  * points to its element type (and a map/hash to its key type). Identical types may

@@ -413,9 +413,7 @@ static size_t build_steps(const interp_prog *p, int list, size_t from, uint64_t 
                 size_t at = (size_t)(f - p->fields);
                 const interp_field *g =
                     p->fields + fbe_ir_plain_run(p->fields[0].ir, at, p->field_count);
-                uint64_t len = 0;
-                for (const interp_field *k = f; k < g; k++)
-                    len += k->node.std_size;
+                uint64_t len = fbe_ir_plain_run_bytes(p->fields[0].ir, at, (size_t)(g - p->fields));
                 if (len) {
                     out[n] = step_of(f, copy_op((uint32_t)len), 0);
                     out[n++].len = (uint32_t)len;
