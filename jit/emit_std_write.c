@@ -515,13 +515,13 @@ static void define_write(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f
 
 static void define_entries(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f)
 {
-    /* size(type, value) = frame header + body + extras */
+    /* size(type, value) = frame header + body + extras, the header counted
+     * first: where the sum stops at FBE_SIZE_CAP depends on it (frame_size) */
     LLVMValueRef fn = f->entry[FBE_STANDARD][FBE_OP_SIZE];
     if (!fn) /* not a selected type (jit_emit.entry_types) */
         return;
     jit_begin_function(e, fn);
-    LLVMValueRef size = LLVMBuildAdd(e->b, call_size(e, st, LLVMGetParam(fn, 1), jit_i64(e, 0)),
-                                     jit_i64(e, 8), "");
+    LLVMValueRef size = call_size(e, st, LLVMGetParam(fn, 1), jit_i64(e, 8));
     LLVMBuildRet(e->b, size);
 
     /* serialize(type, value, out) */
@@ -529,7 +529,7 @@ static void define_entries(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns 
     jit_begin_function(e, fn);
     LLVMValueRef value = LLVMGetParam(fn, 1);
     LLVMValueRef out = LLVMGetParam(fn, 2);
-    size = LLVMBuildAdd(e->b, call_size(e, st, value, jit_i64(e, 0)), jit_i64(e, 8), "");
+    size = call_size(e, st, value, jit_i64(e, 8));
     LLVMBasicBlockRef too_large = jit_block(e, "too_large");
     LLVMBasicBlockRef reserve = jit_block(e, "reserve");
     LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildICmp(e->b, LLVMIntUGT, size, jit_i64(e, UINT32_MAX), "")),

@@ -605,7 +605,8 @@ static const char jt_schema[] =
     "}\n"
     "struct Derived : Mixed { int32 extra; string tail; Derived? self; Derived[] many2; }\n"
     "struct Big { string s; string? os; bytes[2] ab; int32[] v; Leaf[] vl; string[] vs;\n"
-    "  int32<int32> m; string<int32> ms; int32<string> sm; Leaf<Leaf> ll; Rec? r; Rec[] vr; }\n";
+    "  int32<int32> m; string<int32> ms; int32<string> sm; Leaf<Leaf> ll; Rec? r; Rec[] vr;\n"
+    "  Rec[2] ar; }\n";
 
 static const char *const jt_types[] = {"jt.Leaf",   "jt.Mid",   "jt.Top",   "jt.Empty",
                                        "jt.Rec",    "jt.Fixed2", "jt.Deep4", "jt.Chain",
@@ -811,7 +812,7 @@ static void test_too_large(void **state)
     for (int model = 0; model < 2; model++)
     for (size_t a = 0; a < ns; a++) {
         for (size_t bsz = 0; bsz < ns; bsz++) {
-            for (int shape = 0; shape < 11; shape++) {
+            for (int shape = 0; shape < 13; shape++) {
                 fbe_model m = model ? FBE_STANDARD : FBE_FINAL;
                 memset(value, 0, sizeof value);
                 fbe_init(st, value);
@@ -866,6 +867,22 @@ static void test_too_large(void **state)
                 case 8: /* one huge string */
                     *(fbe_string *)field_at(st, value, "s") = (fbe_string){dummy, x};
                     break;
+                case 11: /* Rec[] of three: the elements' names (a struct's sum as a term) */
+                case 12: { /* Rec[2]: the same as the first terms of an array */
+                    const fbe_ir_struct *rec = type_in(p->interp, "jt.Rec")->ir;
+                    static uint8_t recs[3 * 256];
+                    assert_true(rec->host_size * 3 <= sizeof recs);
+                    memset(recs, 0, sizeof recs);
+                    uint8_t *at = shape == 11 ? recs : field_at(st, value, "ar");
+                    for (int i = 0; i < (shape == 11 ? 3 : 2); i++) {
+                        uint8_t *el = at + i * rec->host_size;
+                        fbe_init(rec, el);
+                        *(fbe_string *)field_at(rec, el, "name") = (fbe_string){dummy, i == 1 ? y : x};
+                    }
+                    if (shape == 11)
+                        *(fbe_seq *)field_at(st, value, "vr") = (fbe_seq){recs, 3};
+                    break;
+                }
                 case 9: /* optional string only */
                     *(bool *)field_at(st, value, "os") = true;
                     *(fbe_string *)((uint8_t *)field_at(st, value, "os") +
