@@ -255,6 +255,19 @@ static LLVMValueRef size_struct(fin *F, const fbe_ir_struct *st, LLVMValueRef p)
     return LLVMBuildSelect(e->b, past, jit_i64(e, FBE_FINAL_SAT), sum, "");
 }
 
+/* t's size as a term of a saturating sum (add_sat): a struct's own sum
+ * without size_struct's clamp. Where the clamp gives FBE_FINAL_SAT the sum is
+ * larger, and either way the accumulator passes FBE_FINAL_SAT there or, as the
+ * first term of an array, at the next term (at least 1: sizes that are not
+ * fixed are) or as the array's last: the same result. The sum stays far from
+ * wrapping: every term of it is clamped. */
+static LLVMValueRef size_term(fin *F, const fbe_ir_type *t, LLVMValueRef p)
+{
+    if (t->kind == FBE_IR_STRUCT && !t->final_fixed)
+        return call(F->e, fns_of(F->e, t->struct_type)->final_size, &p, 1);
+    return size_any(F, t, p);
+}
+
 /* A string's final size: static_c.h's rule (sc_fstr_size). */
 static LLVMValueRef size_string(jit_emit *e, LLVMValueRef p)
 {
@@ -318,12 +331,12 @@ static LLVMValueRef size_any(fin *F, const fbe_ir_type *t, LLVMValueRef p)
         store(e, jit_i64(e, 0), acc);
         if (t->array_len <= 8) {
             for (uint32_t i = 0; i < t->array_len; i++)
-                add_sat(e, acc, size_any(F, el, jit_gep_c(e, p, (uint64_t)i * el->host_size)), res, done);
+                add_sat(e, acc, size_term(F, el, jit_gep_c(e, p, (uint64_t)i * el->host_size)), res, done);
         } else {
             jit_loop loop;
             jit_loop_begin(e, &loop, jit_i64(e, t->array_len));
             LLVMValueRef i = jit_loop_index(e, &loop);
-            add_sat(e, acc, size_any(F, el, jit_gep(e, p, mulc(e, i, el->host_size))), res, done);
+            add_sat(e, acc, size_term(F, el, jit_gep(e, p, mulc(e, i, el->host_size))), res, done);
             jit_loop_end(e, &loop);
         }
         store(e, load64(e, acc), res);
@@ -364,11 +377,11 @@ static LLVMValueRef size_any(fin *F, const fbe_ir_type *t, LLVMValueRef p)
             jit_loop_begin(e, &loop, n);
             LLVMValueRef item = jit_gep(e, items, mulc(e, jit_loop_index(e, &loop), stride));
             if (map) {
-                LLVMValueRef ks = size_any(F, k, item);
-                LLVMValueRef vs = size_any(F, v, jit_gep_c(e, item, t->host_entry_value_offset));
+                LLVMValueRef ks = size_term(F, k, item);
+                LLVMValueRef vs = size_term(F, v, jit_gep_c(e, item, t->host_entry_value_offset));
                 add_sat(e, acc, add(e, ks, vs), res, done);
             } else {
-                add_sat(e, acc, size_any(F, v, item), res, done);
+                add_sat(e, acc, size_term(F, v, item), res, done);
             }
             jit_loop_end(e, &loop);
             store(e, load64(e, acc), res);
