@@ -369,6 +369,48 @@ static void random_values(const pair *p, unsigned long count, bool mutations)
     free(v);
 }
 
+/* Random values whose views claim huge lengths (gen_huge_views): both models'
+ * sizes agree to the byte above the caps, and a frame that does not fit is
+ * TOO_LARGE from both (nothing else may read such a value). */
+static void huge_views(const pair *p, unsigned long count)
+{
+    const fbe_ir_struct *ir = p->t[0]->ir;
+    size_t hs = (ir->host_size + 15) / 16 * 16;
+    uint8_t *v = aligned_alloc(16, hs);
+    fbe_arena gen;
+    fbe_arena_init(&gen, NULL, NULL);
+    for (unsigned long i = 0; i < count; i++) {
+        uint64_t seed = (uint64_t)i * UINT64_C(0xD1B54A32D192ED03) + strlen(ir->full_name);
+        char label[128];
+        snprintf(label, sizeof label, "huge views %lu", i);
+        memset(v, 0, hs);
+        fbe_arena_reset(&gen);
+        gen_value(ir, v, &gen, &seed, 0);
+        gen_huge_views(ir, v, &seed);
+        for (int m = 0; m < 2; m++) {
+            checks++;
+            size_t sz[2];
+            fbe_status st[2] = {FBE_TOO_LARGE, FBE_TOO_LARGE};
+            for (int b = 0; b < 2; b++)
+                sz[b] = fbe_size(p->t[b], (fbe_model)m, v);
+            if (sz[0] > UINT32_MAX) {
+                for (int b = 0; b < 2; b++) {
+                    uint8_t mem[16];
+                    fbe_buffer out;
+                    fbe_buffer_init_fixed(&out, mem, sizeof mem);
+                    st[b] = fbe_serialize(p->t[b], (fbe_model)m, v, &out);
+                }
+            }
+            if (sz[0] != sz[1] || st[0] != FBE_TOO_LARGE || st[1] != FBE_TOO_LARGE)
+                diverge(ir->full_name, label, "%s size %zu/%zu serialize %s/%s",
+                        m ? "final" : "std", sz[0], sz[1], fbe_status_name(st[0]),
+                        fbe_status_name(st[1]));
+        }
+    }
+    fbe_arena_free(&gen);
+    free(v);
+}
+
 /* ---- the golden rows ----------------------------------------------------------------------- */
 
 static bool ends_with(const char *s, const char *suffix)
@@ -468,6 +510,7 @@ int main(int argc, char **argv)
                 continue;
             }
             random_values(&p, count, packages[i].generated);
+            huge_views(&p, count);
         }
         if (!packages[i].generated)
             golden_rows(interp, sc, packages[i].name);

@@ -21,6 +21,7 @@
 
 #include "fbe/codec.h"
 #include "fbe/jit.h"
+#include "value_gen.h"
 
 /* ---- deterministic randomness (splitmix64) ------------------------------------------ */
 
@@ -917,92 +918,11 @@ static void test_too_large(void **state)
     report_done(&r, "size saturation");
 }
 
-/* Random values whose views claim huge sizes (sizes read nothing but the
- * views' lengths and the elements that have extras): strings and bytes, and
- * the counts of collections of scalars, get lengths around 2^31, 2^32, 2^40
- * and above, so every cap and saturation is crossed at random places in the
- * walk. Both models' sizes must be the interpreter's to the byte (its value
- * above the caps is a fixed function of the host value), and a frame that
- * does not fit must be TOO_LARGE from both. */
-static const uint64_t huge_sizes[] = {(1ull << 31) + 3, UINT32_MAX - 200, UINT32_MAX - 5,
-                                      UINT32_MAX,       1ull << 32,       (1ull << 40) - 50,
-                                      (1ull << 40) - 1, 1ull << 40,       (1ull << 40) + 7,
-                                      1ull << 52,       SIZE_MAX / 3,     SIZE_MAX};
-
-static bool reads_nothing(const fbe_ir_type *t)
-{
-    switch (t->kind) {
-    case FBE_IR_STRING: case FBE_IR_BYTES: case FBE_IR_STRUCT: case FBE_IR_OPTIONAL:
-    case FBE_IR_VECTOR: case FBE_IR_LIST: case FBE_IR_SET: case FBE_IR_MAP: case FBE_IR_HASH:
-        return false;
-    case FBE_IR_ARRAY:
-        return reads_nothing(t->elem);
-    default:
-        return true;
-    }
-}
-
-static void hugify_struct(rng *g, const fbe_ir_struct *st, uint8_t *v);
-
-static void hugify(rng *g, const fbe_ir_type *t, uint8_t *v)
-{
-    static char dummy[64];
-    const size_t nh = sizeof huge_sizes / sizeof huge_sizes[0];
-    switch (t->kind) {
-    case FBE_IR_STRING:
-    case FBE_IR_BYTES:
-        if (rnd_below(g, 3) == 0)
-            *(fbe_string *)v = (fbe_string){dummy, (size_t)huge_sizes[rnd_below(g, nh)]};
-        return;
-    case FBE_IR_STRUCT:
-        hugify_struct(g, t->struct_type, v);
-        return;
-    case FBE_IR_OPTIONAL:
-        if (t->elem->kind == FBE_IR_STRUCT) {
-            if (*(uint8_t **)v)
-                hugify_struct(g, t->elem->struct_type, *(uint8_t **)v);
-        } else if (*v) {
-            hugify(g, t->elem, v + t->host_value_offset);
-        }
-        return;
-    case FBE_IR_ARRAY:
-        for (uint32_t i = 0; i < t->array_len; i++)
-            hugify(g, t->elem, v + (size_t)i * t->elem->host_size);
-        return;
-    case FBE_IR_VECTOR:
-    case FBE_IR_LIST:
-    case FBE_IR_SET:
-    case FBE_IR_MAP:
-    case FBE_IR_HASH: {
-        bool map = t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH;
-        fbe_seq *q = (fbe_seq *)v;
-        if (reads_nothing(t->elem) && (!map || reads_nothing(t->key)) && rnd_below(g, 4) == 0) {
-            *q = (fbe_seq){dummy, (size_t)huge_sizes[rnd_below(g, nh)]};
-            return;
-        }
-        size_t stride = map ? t->host_entry_size : t->elem->host_size;
-        for (size_t i = 0; i < q->size; i++) {
-            uint8_t *item = (uint8_t *)q->data + i * stride;
-            if (map) {
-                hugify(g, t->key, item);
-                hugify(g, t->elem, item + t->host_entry_value_offset);
-            } else {
-                hugify(g, t->elem, item);
-            }
-        }
-        return;
-    }
-    default:
-        return;
-    }
-}
-
-static void hugify_struct(rng *g, const fbe_ir_struct *st, uint8_t *v)
-{
-    for (size_t i = 0; i < st->field_count; i++)
-        hugify(g, st->fields[i].type, v + st->fields[i].host_offset);
-}
-
+/* Random values whose views claim huge lengths (gen_huge_views), so that
+ * every cap and saturation is crossed at random places in the walk: both
+ * models' sizes must be the interpreter's to the byte (its value above the
+ * caps is a fixed function of the host value), and a frame that does not fit
+ * must be TOO_LARGE from both. */
 static void test_huge_random(void **state)
 {
     (void)state;
@@ -1018,7 +938,7 @@ static void test_huge_random(void **state)
             fbe_arena_reset(&values);
             uint8_t *v = fbe_arena_alloc(&values, ti->ir->host_size);
             gen_struct(&g, &values, ti->ir, v, 1);
-            hugify_struct(&g, ti->ir, v);
+            gen_huge_views(ti->ir, v, &g.s);
             for (int model = 0; model < 2; model++) {
                 fbe_model m = model ? FBE_FINAL : FBE_STANDARD;
                 r.checks++;

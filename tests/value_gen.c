@@ -293,3 +293,92 @@ void gen_value(const fbe_ir_struct *st, void *value, fbe_arena *arena, uint64_t 
     memset(value, 0, st->host_size);
     gen_fields(st, value, arena, rng_state, depth);
 }
+
+/* ---- huge views ------------------------------------------------------------------------ */
+
+static const uint64_t huge_lengths[] = {
+    (UINT64_C(1) << 31) + 3,  UINT32_MAX - 200,          UINT32_MAX - 5,
+    UINT32_MAX,               UINT64_C(1) << 32,         (UINT64_C(1) << 40) - 50,
+    (UINT64_C(1) << 40) - 1,  UINT64_C(1) << 40,         (UINT64_C(1) << 40) + 7,
+    UINT64_C(1) << 52,        SIZE_MAX / 3,              SIZE_MAX};
+
+/* Whether sizing a value of type t reads nothing behind it (a collection of
+ * such elements may claim any count). */
+static bool sized_by_count(const fbe_ir_type *t)
+{
+    switch (t->kind) {
+    case FBE_IR_STRING: case FBE_IR_BYTES: case FBE_IR_STRUCT: case FBE_IR_OPTIONAL:
+    case FBE_IR_VECTOR: case FBE_IR_LIST: case FBE_IR_SET: case FBE_IR_MAP: case FBE_IR_HASH:
+        return false;
+    case FBE_IR_ARRAY:
+        return sized_by_count(t->elem);
+    default:
+        return true;
+    }
+}
+
+static uint64_t huge_length(uint64_t *s)
+{
+    return huge_lengths[below(s, sizeof huge_lengths / sizeof huge_lengths[0])];
+}
+
+static void huge_type(const fbe_ir_type *t, uint8_t *host, uint64_t *s)
+{
+    static char target[64];
+    switch (t->kind) {
+    case FBE_IR_STRING:
+    case FBE_IR_BYTES:
+        if (below(s, 3) == 0)
+            *(fbe_string *)host = (fbe_string){target, (size_t)huge_length(s)};
+        return;
+    case FBE_IR_STRUCT:
+        gen_huge_views(t->struct_type, host, s);
+        return;
+    case FBE_IR_OPTIONAL:
+        if (t->elem->kind == FBE_IR_STRUCT) {
+            uint8_t *p;
+            memcpy(&p, host, sizeof p);
+            if (p)
+                gen_huge_views(t->elem->struct_type, p, s);
+        } else if (*host) {
+            huge_type(t->elem, host + t->host_value_offset, s);
+        }
+        return;
+    case FBE_IR_ARRAY:
+        for (uint32_t i = 0; i < t->array_len; i++)
+            huge_type(t->elem, host + (size_t)i * t->elem->host_size, s);
+        return;
+    case FBE_IR_VECTOR:
+    case FBE_IR_LIST:
+    case FBE_IR_SET:
+    case FBE_IR_MAP:
+    case FBE_IR_HASH: {
+        bool map = t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH;
+        fbe_seq *q = (fbe_seq *)host;
+        if (sized_by_count(t->elem) && (!map || sized_by_count(t->key)) && below(s, 4) == 0) {
+            *q = (fbe_seq){target, (size_t)huge_length(s)};
+            return;
+        }
+        size_t stride = map ? t->host_entry_size : t->elem->host_size;
+        for (size_t i = 0; i < q->size; i++) {
+            uint8_t *item = (uint8_t *)q->data + i * stride;
+            if (map) {
+                huge_type(t->key, item, s);
+                huge_type(t->elem, item + t->host_entry_value_offset, s);
+            } else {
+                huge_type(t->elem, item, s);
+            }
+        }
+        return;
+    }
+    default:
+        return;
+    }
+}
+
+void gen_huge_views(const fbe_ir_struct *st, void *value, uint64_t *rng_state)
+{
+    uint8_t *host = value;
+    for (size_t i = 0; i < st->field_count; i++)
+        huge_type(st->fields[i].type, host + st->fields[i].host_offset, rng_state);
+}

@@ -29,4 +29,14 @@ uint64_t gen_rand(uint64_t *rng_state);
 void gen_value(const fbe_ir_struct *st, void *value, fbe_arena *arena, uint64_t *rng_state,
                unsigned depth);
 
+/* Makes views of a generated value claim huge lengths, as a host value may
+ * whose strings alias one large buffer: each string or bytes, with
+ * probability 1/3, and each collection of scalars, with probability 1/4, gets
+ * a length from 2^31 to SIZE_MAX (around 2^32 and 2^40, where the standard and
+ * final sizes stop growing). The views then point at a small static buffer:
+ * such a value may be sized (sizing reads only lengths and the elements that
+ * have extras, which keep their real lengths) and, when the size exceeds 32
+ * bits, serialized to TOO_LARGE; nothing else may read it. */
+void gen_huge_views(const fbe_ir_struct *st, void *value, uint64_t *rng_state);
+
 #endif
