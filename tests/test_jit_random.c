@@ -6,6 +6,8 @@
  *   size        interp == jit, and equal to the bytes serialize appends
  *   serialize   byte-identical frames
  *   verify      OK in both backends, on the interpreter's and on the JIT's bytes
+ *   huge views  the value's strings and scalar collections then claim lengths
+ *               around 2^32 and 2^40 (gen_huge_views): sizes equal, TOO_LARGE
  *   deserialize each backend decodes its own bytes and the other's (cross); every
  *               decoded value re-serializes (interpreter) to the bytes it came
  *               from, `consumed` is the frame size, and all four decoded values
@@ -105,7 +107,7 @@ typedef struct run {
     uint8_t *value;         /* generated */
     uint8_t *decoded[4];
     size_t host_cap;
-    unsigned long values, checks, failures, reports;
+    unsigned long values, checks, huge_checks, failures, reports;
     unsigned long cross_implied; /* model checks whose two byte strings were identical */
     unsigned long native_ops;  /* entry points that are not the interpreter's */
     uint64_t seed;          /* of the value being checked */
@@ -334,6 +336,32 @@ static bool is_native(const fbe_type *ti, const fbe_type *tj, fbe_model m, int o
     }
 }
 
+/* The value with huge views (gen_huge_views): sizes equal to the byte in both
+ * models, TOO_LARGE from both when the frame does not fit; nothing else may
+ * read such a value. */
+static void check_huge(run *r, const fbe_type *t[2])
+{
+    for (int m = 0; m < 2; m++) {
+        r->model = (fbe_model)m;
+        r->huge_checks++;
+        size_t sz[2];
+        fbe_status st[2] = {FBE_TOO_LARGE, FBE_TOO_LARGE};
+        for (int b = 0; b < 2; b++)
+            sz[b] = fbe_size(t[b], (fbe_model)m, r->value);
+        if (sz[0] > UINT32_MAX) {
+            for (int b = 0; b < 2; b++) {
+                uint8_t mem[16];
+                fbe_buffer out;
+                fbe_buffer_init_fixed(&out, mem, sizeof mem);
+                st[b] = fbe_serialize(t[b], (fbe_model)m, r->value, &out);
+            }
+        }
+        if (sz[0] != sz[1] || st[0] != FBE_TOO_LARGE || st[1] != FBE_TOO_LARGE)
+            run_fail(r, "huge views", "size interp %zu, jit %zu; serialize interp %s, jit %s",
+                     sz[0], sz[1], fbe_status_name(st[0]), fbe_status_name(st[1]));
+    }
+}
+
 static void run_schema(const char *name)
 {
     fbe_schema *schema = load_golden(name);
@@ -392,6 +420,9 @@ static void run_schema(const char *name)
                 r.values++;
                 check_model(&r, t, FBE_STANDARD, i);
                 check_model(&r, t, FBE_FINAL, i);
+                /* the same value claiming huge lengths (seed: the value's, then on) */
+                gen_huge_views(ir, r.value, &rng);
+                check_huge(&r, t);
             }
             if (verbose())
                 print_message("  %-28s %lu values x 2 models, %lu divergences, %.0f ms\n",
@@ -403,10 +434,10 @@ static void run_schema(const char *name)
     print_message("%s: %lu types x %lu values x 2 models = %lu model checks (%lu with identical "
                   "bytes, cross-decoding implied), %lu divergences; native entry points per op "
                   "(std size/ser/verify/deser, final ...): %lu/%lu/%lu/%lu, %lu/%lu/%lu/%lu of %lu "
-                  "types\n",
+                  "types; %lu sizes of huge views\n",
                   name, types, count, r.checks, r.cross_implied, r.failures, native[0][0], native[0][1],
                   native[0][2], native[0][3], native[1][0], native[1][1], native[1][2],
-                  native[1][3], types);
+                  native[1][3], types, r.huge_checks);
     if (r.reports > MAX_REPORTS)
         print_error("(%lu further divergences not shown)\n", r.reports - MAX_REPORTS);
     unsigned long failures = r.failures;
