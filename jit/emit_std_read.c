@@ -546,7 +546,7 @@ static void interp_older(rd *r, size_t ti, LLVMValueRef body, LLVMValueRef depth
     on_result(r, LLVMBuildExtractValue(e->b, res, 0, ""), fail);
 }
 
-static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, bool string, LLVMBasicBlockRef fail);
+static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, LLVMBasicBlockRef fail);
 
 /* The start of a BODIES_TO_INTERP function: a body shorter than the schema's
  * (an older writer) goes to the interpreter, the builder is left after that
@@ -613,7 +613,7 @@ static void struct_body(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMVal
         local_store(r, r->budget, LLVMBuildNUWSub(e->b, budget, s, ""));
         LLVMValueRef target = mode == BODY_VERIFY ? NULL : host;
         if (mode == BODY_READ_ALLOC) {
-            target = arena_alloc(r, jit_i64(e, T->host_size), false, ref_fail);
+            target = arena_alloc(r, jit_i64(e, T->host_size), ref_fail);
             jit_store(e, target, host, 0);
         }
         bool old = split && k;
@@ -870,16 +870,15 @@ static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodie
 static void d_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef base,
                     LLVMValueRef host, LLVMBasicBlockRef fail);
 
-/* n bytes of the arena, or a read string's len + 1 (`string`), by static_c.h's
- * rule (sc_alloc_at, sc_alloc_string_at) on the cursor: arena->ptr travels in
- * r->aptr (a register once the handler is inlined), arena->end in ctx. NOMEM
- * goes to fail. */
-static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, bool string, LLVMBasicBlockRef fail)
+/* n bytes of the arena (a host struct or array; strings: read_str) by
+ * static_c.h's rule (sc_bump_at) on the cursor: arena->ptr travels in r->aptr
+ * (a register once the handler is inlined), arena->end in ctx. NOMEM goes to
+ * fail. */
+static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
-    LLVMValueRef size = string ? LLVMBuildTrunc(e->b, n, e->i32, "") : n;
-    LLVMValueRef args[] = {r->aptr, ctx_gep(r, CTX_AEND), r->arena, ctx_gep(r, CTX_MEMORY), size};
-    LLVMValueRef p = jit_call_handler(e, string ? "alloc_string" : "alloc", args, 5);
+    LLVMValueRef args[] = {r->aptr, ctx_gep(r, CTX_AEND), r->arena, ctx_gep(r, CTX_MEMORY), n};
+    LLVMValueRef p = jit_call_handler(e, "alloc", args, 5);
     check(r, LLVMBuildIsNull(e->b, p, ""), FBE_NOMEM, jit_i64(e, 0), fail);
     return p;
 }
@@ -1046,7 +1045,7 @@ static void d_seq(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef ba
     bool scalar = map ? is_scalar(k) && is_scalar(v) : is_scalar(v);
     if (!scalar)
         precheck(r, t, elems, n, base, hs, fail);
-    LLVMValueRef arr = arena_alloc(r, mul_c(r, n, hs), false, fail);
+    LLVMValueRef arr = arena_alloc(r, mul_c(r, n, hs), fail);
     jit_store(e, arr, host, 0);
     if (!map && scalar) {
         d_scalars(r, v, elems, arr, n);
@@ -1709,7 +1708,6 @@ LLVMTypeRef jit_decode_budget_t(jit_emit *e)
     LLVMTypeRef fields[] = {e->i64, e->i64, e->i64};
     return LLVMStructTypeInContext(e->ctx, fields, 3, 0);
 }
-
 
 LLVMValueRef jit_decode_status(jit_emit *e, LLVMValueRef status, LLVMValueRef budget)
 {

@@ -8,8 +8,9 @@
 
 enum { ARENA_ALIGN = 16, ARENA_FIRST_CHUNK = 4096, ARENA_MAX_CHUNK = 1 << 20 };
 /* A decoded string of n <= 16 bytes is copied with one 16-byte store into its
- * block of n + 1 (sc_copy_string, jit_copy_string): blocks are whole multiples
- * of 16 bytes, as are the inline bumps that mirror this one (sc_alloc, the JIT's). */
+ * block of n + 1 (sc_copy_string, in native code too): blocks are whole multiples
+ * of 16 bytes, as are the inline bumps that mirror this one (sc_bump_at, in
+ * native code too). */
 _Static_assert(ARENA_ALIGN >= 16 && ARENA_ALIGN % 16 == 0, "string copies store 16 bytes");
 
 struct fbe_arena_chunk {

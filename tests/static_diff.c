@@ -2,7 +2,9 @@
  * (`fbec c`, compiled into this program) against the interpreter, the semantic
  * reference. For every type of every codec:
  *   - random values (tests/value_gen.c): size, serialize bytes, verify, and
- *     deserialize (copying and borrowing) of both models agree exactly;
+ *     deserialize (copying and borrowing) of both models agree exactly; then
+ *     the same value claiming huge lengths (gen_huge_views): sizes to the byte,
+ *     TOO_LARGE from both;
  *   - every golden and versioning buffer of the package, every truncation (as
  *     is and with the frame size patched to the new length) and byte flips
  *     (every byte for small buffers, a fixed sample otherwise): the verify
@@ -323,6 +325,34 @@ static void mutate(const pair *p, fbe_model m, const uint8_t *buf, size_t n, con
 
 /* ---- random values ----------------------------------------------------------------------- */
 
+/* The value v made to claim huge lengths (gen_huge_views): both models' sizes
+ * agree to the byte above the caps, and a frame that does not fit is
+ * TOO_LARGE from both (nothing else may read such a value). */
+static void huge_views(const pair *p, uint8_t *v, uint64_t *seed, const char *label)
+{
+    const fbe_ir_struct *ir = p->t[0]->ir;
+    gen_huge_views(ir, v, seed);
+    for (int m = 0; m < 2; m++) {
+        checks++;
+        size_t sz[2];
+        fbe_status st[2] = {FBE_TOO_LARGE, FBE_TOO_LARGE};
+        for (int b = 0; b < 2; b++)
+            sz[b] = fbe_size(p->t[b], (fbe_model)m, v);
+        if (sz[0] > UINT32_MAX) {
+            for (int b = 0; b < 2; b++) {
+                uint8_t mem[16];
+                fbe_buffer out;
+                fbe_buffer_init_fixed(&out, mem, sizeof mem);
+                st[b] = fbe_serialize(p->t[b], (fbe_model)m, v, &out);
+            }
+        }
+        if (sz[0] != sz[1] || st[0] != FBE_TOO_LARGE || st[1] != FBE_TOO_LARGE)
+            diverge(ir->full_name, label, "huge views, %s size %zu/%zu serialize %s/%s",
+                    m ? "final" : "std", sz[0], sz[1], fbe_status_name(st[0]),
+                    fbe_status_name(st[1]));
+    }
+}
+
 /* mutations: also every truncation and byte flips of the first values'
  * buffers (a package without golden rows) */
 static void random_values(const pair *p, unsigned long count, bool mutations)
@@ -364,48 +394,7 @@ static void random_values(const pair *p, unsigned long count, bool mutations)
             fbe_buffer_free(&out[0]);
             fbe_buffer_free(&out[1]);
         }
-    }
-    fbe_arena_free(&gen);
-    free(v);
-}
-
-/* Random values whose views claim huge lengths (gen_huge_views): both models'
- * sizes agree to the byte above the caps, and a frame that does not fit is
- * TOO_LARGE from both (nothing else may read such a value). */
-static void huge_views(const pair *p, unsigned long count)
-{
-    const fbe_ir_struct *ir = p->t[0]->ir;
-    size_t hs = (ir->host_size + 15) / 16 * 16;
-    uint8_t *v = aligned_alloc(16, hs);
-    fbe_arena gen;
-    fbe_arena_init(&gen, NULL, NULL);
-    for (unsigned long i = 0; i < count; i++) {
-        uint64_t seed = (uint64_t)i * UINT64_C(0xD1B54A32D192ED03) + strlen(ir->full_name);
-        char label[128];
-        snprintf(label, sizeof label, "huge views %lu", i);
-        memset(v, 0, hs);
-        fbe_arena_reset(&gen);
-        gen_value(ir, v, &gen, &seed, 0);
-        gen_huge_views(ir, v, &seed);
-        for (int m = 0; m < 2; m++) {
-            checks++;
-            size_t sz[2];
-            fbe_status st[2] = {FBE_TOO_LARGE, FBE_TOO_LARGE};
-            for (int b = 0; b < 2; b++)
-                sz[b] = fbe_size(p->t[b], (fbe_model)m, v);
-            if (sz[0] > UINT32_MAX) {
-                for (int b = 0; b < 2; b++) {
-                    uint8_t mem[16];
-                    fbe_buffer out;
-                    fbe_buffer_init_fixed(&out, mem, sizeof mem);
-                    st[b] = fbe_serialize(p->t[b], (fbe_model)m, v, &out);
-                }
-            }
-            if (sz[0] != sz[1] || st[0] != FBE_TOO_LARGE || st[1] != FBE_TOO_LARGE)
-                diverge(ir->full_name, label, "%s size %zu/%zu serialize %s/%s",
-                        m ? "final" : "std", sz[0], sz[1], fbe_status_name(st[0]),
-                        fbe_status_name(st[1]));
-        }
+        huge_views(p, v, &seed, label); /* the same value, claiming huge lengths */
     }
     fbe_arena_free(&gen);
     free(v);
@@ -510,7 +499,6 @@ int main(int argc, char **argv)
                 continue;
             }
             random_values(&p, count, packages[i].generated);
-            huge_views(&p, count);
         }
         if (!packages[i].generated)
             golden_rows(interp, sc, packages[i].name);

@@ -411,14 +411,13 @@ static size_t build_steps(const interp_prog *p, int list, size_t from, uint64_t 
         case LIST_FINAL:
             if (nd->plain) {
                 size_t at = (size_t)(f - p->fields);
-                const interp_field *g =
-                    p->fields + fbe_ir_plain_run(p->fields[0].ir, at, p->field_count);
-                uint64_t len = fbe_ir_plain_run_bytes(p->fields[0].ir, at, (size_t)(g - p->fields));
+                size_t stop = fbe_ir_plain_run(p->fields[0].ir, at, p->field_count);
+                uint64_t len = fbe_ir_plain_run_bytes(p->fields[0].ir, at, stop);
                 if (len) {
                     out[n] = step_of(f, copy_op((uint32_t)len), 0);
                     out[n++].len = (uint32_t)len;
                 }
-                f = g;
+                f = p->fields + stop;
                 continue;
             }
             if (list == LIST_FINAL && nd->final_fixed && nd->op != OP_BOOL)

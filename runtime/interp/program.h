@@ -338,16 +338,16 @@ INLINE size_t scalar_move(uint8_t op, uint8_t *restrict dst, const uint8_t *rest
     memcpy(dst, src, 16);                                \
     AFTER(16);                                           \
     STEP_CASE(P, SO_COPY3) : BEFORE(3);                  \
-    sc_copy_ov2(dst, src, 3);                               \
+    sc_copy_ov2(dst, src, 3);                            \
     AFTER(3);                                            \
     STEP_CASE(P, SO_COPY5_7) : BEFORE(len);              \
-    sc_copy_ov4(dst, src, len);                             \
+    sc_copy_ov4(dst, src, len);                          \
     AFTER(len);                                          \
     STEP_CASE(P, SO_COPY9_15) : BEFORE(len);             \
-    sc_copy_ov8(dst, src, len);                             \
+    sc_copy_ov8(dst, src, len);                          \
     AFTER(len);                                          \
     STEP_CASE(P, SO_COPY17_32) : BEFORE(len);            \
-    sc_copy_ov16(dst, src, len);                            \
+    sc_copy_ov16(dst, src, len);                         \
     AFTER(len);                                          \
     STEP_CASE(P, SO_COPYN) : BEFORE(len);                \
     memcpy(dst, src, len);                               \

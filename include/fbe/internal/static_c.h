@@ -231,7 +231,7 @@ static inline SC_UNUSED void *sc_alloc_string_at(char **ptr, char **end, fbe_are
                                                  fbe_decode_budget *m, uint32_t len)
 {
     size_t n = (size_t)len + 1;
-    return sc_bump_at(ptr, end, a, m, n, (n + 15) & ~(size_t)15);
+    return sc_bump_at(ptr, end, a, m, n, sc_rounded(n));
 }
 
 /* A checked string's len bytes at src into host {pointer, size}: {NULL, 0}
