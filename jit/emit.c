@@ -165,6 +165,28 @@ LLVMBasicBlockRef jit_block(jit_emit *e, const char *name)
     return LLVMAppendBasicBlockInContext(e->ctx, e->fn, name);
 }
 
+LLVMBasicBlockRef jit_delegate_block(jit_emit *e, fbe_model model, fbe_op op)
+{
+    if (!e->older_to_interp || (op != FBE_OP_VERIFY && op != FBE_OP_DESERIALIZE))
+        return NULL;
+    static const char *const names[2][2] = {
+        {"fbe_interp_std_verify", "fbe_interp_std_deserialize"},
+        {"fbe_interp_final_verify", "fbe_interp_final_deserialize"}};
+    LLVMTypeRef type = LLVMGlobalGetValueType(e->fn);
+    LLVMValueRef callee = jit_runtime_fn(e, names[model][op == FBE_OP_DESERIALIZE], type);
+    LLVMValueRef args[6]; /* deserialize's; verify has 5 */
+    unsigned n = LLVMCountParams(e->fn);
+    LLVMGetParams(e->fn, args);
+    LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b), bb = jit_block(e, "to_interp");
+    jit_position(e, bb);
+    LLVMValueRef call = LLVMBuildCall2(e->b, type, callee, args, n, "");
+    LLVMSetTailCallKind(call, LLVMTailCallKindMustTail);
+    LLVMBuildRet(e->b, call);
+    if (saved)
+        jit_position(e, saved);
+    return bb;
+}
+
 void jit_position(jit_emit *e, LLVMBasicBlockRef bb)
 {
     LLVMPositionBuilderAtEnd(e->b, bb);

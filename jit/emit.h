@@ -116,6 +116,17 @@ bool jit_link_bitcode(jit_emit *e, const unsigned char *bc, size_t size);
 LLVMValueRef jit_runtime_fn(jit_emit *e, const char *name, LLVMTypeRef type);
 LLVMBasicBlockRef jit_block(jit_emit *e, const char *name);
 void jit_position(jit_emit *e, LLVMBasicBlockRef bb);
+/* In-process code only (older_to_interp): a block of the entry point being
+ * emitted (model, op: verify or deserialize) that hands the whole call, its
+ * arguments as they came, to the interpreter's entry point and returns its
+ * result, which is the answer by definition. The entry's fast path tests what
+ * a valid frame of a current writer satisfies; what fails before the first
+ * host byte is written or failure is reported (bad arguments, the frame's
+ * checks, the root's reference, a call's depth limit the code cannot stand
+ * for) goes there, so the entry points carry no code of their own for it
+ * (docs/jit.md, "What the lowering specialises"). NULL in AOT objects (no
+ * interpreter): they keep their own paths. */
+LLVMBasicBlockRef jit_delegate_block(jit_emit *e, fbe_model model, fbe_op op);
 
 /* A stack slot in the entry block (promoted to SSA by the optimizer). */
 LLVMValueRef jit_alloca(jit_emit *e, LLVMTypeRef t, const char *name);

@@ -1330,6 +1330,18 @@ static void ret_status_if(jit_emit *e, LLVMValueRef cond, LLVMValueRef status)
     jit_position(e, cont);
 }
 
+/* if (cond): the interpreter's entry (delegate), or return status. */
+static void bad_if(jit_emit *e, LLVMValueRef cond, LLVMBasicBlockRef delegate, fbe_status status)
+{
+    if (!delegate) {
+        ret_status_if(e, cond, jit_i32(e, status));
+        return;
+    }
+    LLVMBasicBlockRef cont = jit_block(e, "ok");
+    LLVMBuildCondBr(e->b, jit_unlikely(e, cond), delegate, cont);
+    jit_position(e, cont);
+}
+
 static void define_entry_serialize(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)
 {
     jit_emit *e = F->e;
@@ -1362,6 +1374,7 @@ typedef struct frame_fail {
     LLVMValueRef info;   /* verify */
     LLVMValueRef value;  /* read: zeroed on failure */
     const fbe_ir_struct *st;
+    LLVMBasicBlockRef delegate; /* in process: the interpreter takes failures */
 } frame_fail;
 
 /* The frame's failure: verify reports it, deserialize zeroes the value; both
@@ -1369,6 +1382,10 @@ typedef struct frame_fail {
 static void fail_frame(fin *F, const frame_fail *ff, LLVMValueRef status, LLVMValueRef at)
 {
     jit_emit *e = F->e;
+    if (ff->delegate) {
+        LLVMBuildBr(e->b, ff->delegate);
+        return;
+    }
     if (ff->mode == M_VERIFY)
         report(e, ff->info, status, at, ff->st, NULL);
     else
@@ -1415,10 +1432,12 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
     LLVMValueRef bad_arg = LLVMBuildOr(
         e->b, LLVMBuildIsNull(e->b, type, ""),
         LLVMBuildAnd(e->b, LLVMBuildIsNull(e->b, data, ""), icmp(e, LLVMIntNE, size, jit_i64(e, 0)), ""), "");
-    LLVMBasicBlockRef bad = branch_unlikely(e, bad_arg, "badarg");
-    LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
-    jit_position(e, bad);
-    {
+    LLVMBasicBlockRef delegate = jit_delegate_block(e, FBE_FINAL, FBE_OP_VERIFY);
+    LLVMBasicBlockRef bad = delegate ? delegate : jit_block(e, "badarg"),
+                      cont = jit_block(e, "arguments_ok");
+    LLVMBuildCondBr(e->b, jit_unlikely(e, bad_arg), bad, cont);
+    if (!delegate) {
+        jit_position(e, bad);
         LLVMValueRef args[] = {info, jit_i32(e, FBE_INVALID_ARGUMENT), jit_i64(e, 0),
                                LLVMConstPointerNull(e->ptr), LLVMConstPointerNull(e->ptr)};
         LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
@@ -1426,7 +1445,7 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
     }
     jit_position(e, cont);
 
-    frame_fail ff = {.mode = M_VERIFY, .info = info, .st = st};
+    frame_fail ff = {.mode = M_VERIFY, .info = info, .st = st, .delegate = delegate};
     LLVMValueRef end = check_frame(F, &ff, data, size);
     LLVMValueRef q;
     /* The call's depth limit (options->max_depth, 0 or no options: the codec's).
@@ -1461,17 +1480,31 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
             LLVMValueRef deep = icmp(e, LLVMIntSLT, left, jit_i64(e, h));
             if (codec_max >= 1 + h) /* never with the codec's limit */
                 deep = LLVMBuildAnd(e->b, deep, LLVMBuildNot(e->b, same, ""), "");
-            LLVMBasicBlockRef deep_bb = branch_unlikely(e, deep, "deep");
-            LLVMBasicBlockRef shallow = LLVMGetInsertBlock(e->b);
-            jit_position(e, deep_bb);
-            LLVMValueRef args[] = {info, data, jit_i64(e, 8), left, jit_host_ptr(e, st)};
-            LLVMValueRef r = call(e, F->final_depth, args, 5);
-            ret_status_if(e, icmp(e, LLVMIntSLT, r, jit_i64(e, 0)),
-                          LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, r, ""), e->i32, ""));
-            LLVMBuildBr(e->b, shallow);
+            LLVMBasicBlockRef deep_bb = delegate ? delegate : jit_block(e, "deep");
+            LLVMBasicBlockRef shallow = jit_block(e, "shallow");
+            LLVMBuildCondBr(e->b, jit_unlikely(e, deep), deep_bb, shallow);
+            if (!delegate) {
+                jit_position(e, deep_bb);
+                LLVMValueRef args[] = {info, data, jit_i64(e, 8), left, jit_host_ptr(e, st)};
+                LLVMValueRef r = call(e, F->final_depth, args, 5);
+                ret_status_if(e, icmp(e, LLVMIntSLT, r, jit_i64(e, 0)),
+                              LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, r, ""), e->i32, ""));
+                LLVMBuildBr(e->b, shallow);
+            }
             jit_position(e, shallow);
         }
         q = jit_i64(e, 8 + (uint64_t)st->final_size);
+    } else if (delegate) {
+        /* a call's limit that could change the result: the interpreter's
+         * (instead of a second, out-of-line call with the run-time limit) */
+        LLVMBasicBlockRef fast = jit_block(e, "codec_depth");
+        LLVMBuildCondBr(e->b, same, fast, delegate);
+        jit_position(e, fast);
+        LLVMValueRef args[] = {data, end, info, jit_i64(e, 8), jit_i64(e, (uint64_t)codec_max - 1),
+                               jit_host_ptr(e, st)};
+        q = call(e, f->final_verify, args, 6);
+        ret_status_if(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)),
+                      LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, q, ""), e->i32, ""));
     } else {
         LLVMBasicBlockRef fast = jit_block(e, "codec_depth"), slow = jit_block(e, "call_depth"),
                           join = jit_block(e, "walked");
@@ -1523,19 +1556,20 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
     jit_if_begin(e, &c, LLVMBuildIsNotNull(e->b, consumed, ""));
     jit_store(e, jit_i64(e, 0), consumed, 0);
     jit_if_end(e, &c);
+    LLVMBasicBlockRef delegate = jit_delegate_block(e, FBE_FINAL, FBE_OP_DESERIALIZE);
     LLVMValueRef bad_arg = LLVMBuildOr(
         e->b, LLVMBuildIsNull(e->b, type, ""),
         LLVMBuildOr(e->b, LLVMBuildIsNull(e->b, value, ""), LLVMBuildIsNull(e->b, opts, ""), ""), "");
-    ret_status_if(e, bad_arg, jit_i32(e, FBE_INVALID_ARGUMENT));
+    bad_if(e, bad_arg, delegate, FBE_INVALID_ARGUMENT);
     LLVMValueRef arena = jit_load(e, e->ptr, opts, offsetof(fbe_decode_options, arena));
     bad_arg = LLVMBuildOr(
         e->b, LLVMBuildIsNull(e->b, arena, ""),
         LLVMBuildAnd(e->b, LLVMBuildIsNull(e->b, data, ""), icmp(e, LLVMIntNE, size, jit_i64(e, 0)), ""), "");
-    ret_status_if(e, bad_arg, jit_i32(e, FBE_INVALID_ARGUMENT));
+    bad_if(e, bad_arg, delegate, FBE_INVALID_ARGUMENT);
     LLVMValueRef md = jit_depth_limit(e, opts, false);
     LLVMValueRef left = addc(e, LLVMBuildZExt(e->b, md, e->i64, ""), (uint64_t)-1);
 
-    frame_fail ff = {.mode = M_READ, .value = value, .st = st};
+    frame_fail ff = {.mode = M_READ, .value = value, .st = st, .delegate = delegate};
     LLVMValueRef end = check_frame(F, &ff, data, size);
     LLVMValueRef q;
     if (st->final_fixed) {

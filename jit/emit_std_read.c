@@ -104,6 +104,9 @@ typedef struct rd {
     LLVMValueRef budget;          /* i64 alloca */
     LLVMValueRef aptr;            /* ptr alloca: arena->ptr (deserialize) */
     LLVMBasicBlockRef ret_bb;     /* verify: returns the status */
+    /* an entry point in process: where anything but a valid frame of a complete
+     * root body goes (the interpreter's entry, whose result is the answer) */
+    LLVMBasicBlockRef delegate;
 } rd;
 
 /* ---- kinds ---------------------------------------------------------------------- */
@@ -297,6 +300,7 @@ static void begin(rd *r, LLVMValueRef fn, const fbe_ir_struct *st, bool report, 
     r->budget = jit_alloca(e, e->i64, "budget");
     r->aptr = reading ? jit_alloca(e, e->ptr, "aptr") : NULL;
     r->ret_bb = NULL;
+    r->delegate = NULL;
     r->borrow = r->arena = r->ctx = r->info = NULL;
     r->body = r->room = NULL;
     r->many_refs = false;
@@ -617,6 +621,13 @@ static void struct_body(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMVal
             jit_store(e, target, host, 0);
         }
         bool old = split && k;
+        /* deserialize keeps its call of the interpreter's body reader: sending
+         * the root's older writers to the entry cost the README account's
+         * deserialize 7 instructions (register allocation) */
+        if (old && root && r->delegate && mode == BODY_VERIFY) {
+            LLVMBuildBr(e->b, r->delegate);
+            continue;
+        }
         LLVMValueRef depth = root ? r->depth : next_depth(r);
         if ((old || (mode == BODY_VERIFY && !r->native_verify)) && r->interp_verify) {
             interp_older(r, ti, b, depth, target, body_fail);
@@ -630,7 +641,12 @@ static void struct_body(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMVal
         r->inline_call = false;
         LLVMBuildBr(e->b, done);
     }
-    ref_rare(r, rare, FBE_NATIVE_REF_STRUCT, T->type_number, pos, base, !root, ref_fail);
+    if (root && r->delegate) {
+        jit_position(e, rare);
+        LLVMBuildBr(e->b, r->delegate);
+    } else {
+        ref_rare(r, rare, FBE_NATIVE_REF_STRUCT, T->type_number, pos, base, !root, ref_fail);
+    }
     jit_position(e, done);
 }
 
@@ -1479,7 +1495,10 @@ static void frame(rd *r, LLVMValueRef data, LLVMValueRef size, LLVMBasicBlockRef
     LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildICmp(e->b, LLVMIntNE, st, jit_i32(e, 0), "")),
                     bad, ok);
     jit_position(e, bad);
-    fail_status(r, st, zero, fail);
+    if (r->delegate)
+        LLVMBuildBr(e->b, r->delegate);
+    else
+        fail_status(r, st, zero, fail);
     jit_position(e, ok);
     LLVMValueRef full = LLVMBuildLoad2(e->b, e->i64, slot, "");
     r->size = full;
@@ -1517,12 +1536,16 @@ static void define_verify_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *
                  options = LLVMGetParam(fn, 4);
     r->info = info;
 
-    LLVMBasicBlockRef saved, bad_arg = at_block(r, "bad_argument", &saved);
-    LLVMValueRef args[] = {info, jit_i32(e, FBE_INVALID_ARGUMENT), jit_i64(e, 0),
-                           LLVMConstNull(e->ptr), LLVMConstNull(e->ptr)};
-    report_call(e, args);
-    LLVMBuildRet(e->b, jit_i32(e, FBE_INVALID_ARGUMENT));
-    back(r, saved);
+    LLVMBasicBlockRef saved,
+        bad_arg = r->delegate = jit_delegate_block(e, FBE_STANDARD, FBE_OP_VERIFY);
+    if (!bad_arg) {
+        bad_arg = at_block(r, "bad_argument", &saved);
+        LLVMValueRef args[] = {info, jit_i32(e, FBE_INVALID_ARGUMENT), jit_i64(e, 0),
+                               LLVMConstNull(e->ptr), LLVMConstNull(e->ptr)};
+        report_call(e, args);
+        LLVMBuildRet(e->b, jit_i32(e, FBE_INVALID_ARGUMENT));
+        back(r, saved);
+    }
     check_arguments(r, type, data, size, bad_arg);
 
     /* the root body is level 1 (max_depth >= 1); the limit is the call's */
@@ -1560,13 +1583,18 @@ static void define_read_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *f)
     jit_store(e, jit_i64(e, 0), consumed, 0);
     jit_if_end(e, &c);
 
-    LLVMBasicBlockRef saved, bad_arg = at_block(r, "bad_argument", &saved);
-    LLVMBuildRet(e->b, jit_i32(e, FBE_INVALID_ARGUMENT));
-    back(r, saved);
-    LLVMBasicBlockRef no_arena = at_block(r, "no_arena", &saved);
-    store_zero(r, value, st->host_size);
-    LLVMBuildRet(e->b, jit_i32(e, FBE_INVALID_ARGUMENT));
-    back(r, saved);
+    LLVMBasicBlockRef saved,
+        bad_arg = r->delegate = jit_delegate_block(e, FBE_STANDARD, FBE_OP_DESERIALIZE);
+    LLVMBasicBlockRef no_arena = bad_arg;
+    if (!bad_arg) {
+        bad_arg = at_block(r, "bad_argument", &saved);
+        LLVMBuildRet(e->b, jit_i32(e, FBE_INVALID_ARGUMENT));
+        back(r, saved);
+        no_arena = at_block(r, "no_arena", &saved);
+        store_zero(r, value, st->host_size);
+        LLVMBuildRet(e->b, jit_i32(e, FBE_INVALID_ARGUMENT));
+        back(r, saved);
+    }
     LLVMBasicBlockRef has_type = jit_block(e, "has_type"), has_value = jit_block(e, "has_value"),
                       has_options = jit_block(e, "has_options");
     LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildIsNull(e->b, type, "")), bad_arg, has_type);

@@ -17,6 +17,10 @@
     X(fbe_interp_std_verify_older)                                                            \
     X(fbe_interp_std_read_older)                                                              \
     X(fbe_interp_std_precheck)                                                                \
+    X(fbe_interp_std_verify)                                                                  \
+    X(fbe_interp_std_deserialize)                                                             \
+    X(fbe_interp_final_verify)                                                                \
+    X(fbe_interp_final_deserialize)                                                           \
     X(fbe_native_std_ref)                                                                     \
     X(fbe_native_final_run_verify)                                                            \
     X(fbe_native_final_run_read)                                                              \

@@ -303,7 +303,7 @@ static void test_interp_from_image(void **state)
                       0, NULL);
         char *syms = NULL;
         expect_status(fmt("nm '%s'", exe), 0, &syms);
-        assert_non_null(strstr(syms, "interp_std_deserialize")); /* the interpreter */
+        assert_non_null(strstr(syms, "fbe_interp_std_deserialize")); /* the interpreter */
         assert_null(strstr(syms, "fbe_schema_load"));          /* no compiler */
         assert_null(strstr(syms, "fbe_resolve_package"));
         assert_null(strstr(syms, "LLVM"));

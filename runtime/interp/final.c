@@ -231,7 +231,7 @@ static uint64_t size_struct(const interp_prog *g, const uint8_t *src)
     STEP_FINISH
 }
 
-size_t interp_final_size(const fbe_type *type, const void *value)
+size_t fbe_interp_final_size(const fbe_type *type, const void *value)
 {
     uint64_t n = 8 + size_struct(interp_prog_of(type), value);
     return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
@@ -474,7 +474,7 @@ static uint8_t *w_struct(const interp_prog *g, const uint8_t *src, uint8_t *w)
 #undef ENTER_
 }
 
-fbe_status interp_final_serialize(const fbe_type *type, const void *value, fbe_buffer *out)
+fbe_status fbe_interp_final_serialize(const fbe_type *type, const void *value, fbe_buffer *out)
 {
     if (!type || !value || !out)
         return FBE_INVALID_ARGUMENT;
@@ -859,8 +859,8 @@ static const uint8_t *v_complex(rd *r, const interp_node *n, const uint8_t *p, u
     }
 }
 
-fbe_status interp_final_verify(const fbe_type *type, const uint8_t *data, size_t size,
-                               fbe_verify_info *info, const fbe_decode_options *options)
+fbe_status fbe_interp_final_verify(const fbe_type *type, const uint8_t *data, size_t size,
+                                   fbe_verify_info *info, const fbe_decode_options *options)
 {
     if (!type || (!data && size)) {
         if (info)
@@ -1317,9 +1317,9 @@ static const uint8_t *d_complex(rd *r, const interp_node *n, const uint8_t *p,
     }
 }
 
-fbe_status interp_final_deserialize(const fbe_type *type, const uint8_t *data, size_t size,
-                                    void *value, const fbe_decode_options *options,
-                                    size_t *consumed)
+fbe_status fbe_interp_final_deserialize(const fbe_type *type, const uint8_t *data, size_t size,
+                                        void *value, const fbe_decode_options *options,
+                                        size_t *consumed)
 {
     if (consumed)
         *consumed = 0;

@@ -824,10 +824,10 @@ fbe_codec *fbe_interp_create_ir(const fbe_ir_package *const *packages, size_t pa
         t->ir = L.irs[i];
         t->codec = codec;
         t->impl = &L.progs[i];
-        t->ops[FBE_STANDARD] = (fbe_model_ops){interp_std_size, interp_std_serialize,
-                                               interp_std_verify, interp_std_deserialize};
-        t->ops[FBE_FINAL] = (fbe_model_ops){interp_final_size, interp_final_serialize,
-                                            interp_final_verify, interp_final_deserialize};
+        t->ops[FBE_STANDARD] = (fbe_model_ops){fbe_interp_std_size, fbe_interp_std_serialize,
+                                               fbe_interp_std_verify, fbe_interp_std_deserialize};
+        t->ops[FBE_FINAL] = (fbe_model_ops){fbe_interp_final_size, fbe_interp_final_serialize,
+                                            fbe_interp_final_verify, fbe_interp_final_deserialize};
     }
     codec->type_count = count;
     if (!fbe_codec_guard_depth(codec))

@@ -374,20 +374,20 @@ uint32_t fbe_interp_fixed_height(const fbe_codec *codec, const fbe_ir_type *t);
 bool fbe_interp_final_plain(const fbe_codec *codec, const fbe_ir_type *t);
 
 /* Entry points (std_write.c, std_read.c, final.c). */
-size_t interp_std_size(const fbe_type *type, const void *value);
-fbe_status interp_std_serialize(const fbe_type *type, const void *value, fbe_buffer *out);
-fbe_status interp_std_verify(const fbe_type *type, const uint8_t *data, size_t size,
-                             fbe_verify_info *info, const fbe_decode_options *options);
-fbe_status interp_std_deserialize(const fbe_type *type, const uint8_t *data, size_t size,
-                                  void *value, const fbe_decode_options *options,
-                                  size_t *consumed);
-size_t interp_final_size(const fbe_type *type, const void *value);
-fbe_status interp_final_serialize(const fbe_type *type, const void *value, fbe_buffer *out);
-fbe_status interp_final_verify(const fbe_type *type, const uint8_t *data, size_t size,
-                               fbe_verify_info *info, const fbe_decode_options *options);
-fbe_status interp_final_deserialize(const fbe_type *type, const uint8_t *data, size_t size,
-                                    void *value, const fbe_decode_options *options,
-                                    size_t *consumed);
+size_t fbe_interp_std_size(const fbe_type *type, const void *value);
+fbe_status fbe_interp_std_serialize(const fbe_type *type, const void *value, fbe_buffer *out);
+fbe_status fbe_interp_std_verify(const fbe_type *type, const uint8_t *data, size_t size,
+                                 fbe_verify_info *info, const fbe_decode_options *options);
+fbe_status fbe_interp_std_deserialize(const fbe_type *type, const uint8_t *data, size_t size,
+                                      void *value, const fbe_decode_options *options,
+                                      size_t *consumed);
+size_t fbe_interp_final_size(const fbe_type *type, const void *value);
+fbe_status fbe_interp_final_serialize(const fbe_type *type, const void *value, fbe_buffer *out);
+fbe_status fbe_interp_final_verify(const fbe_type *type, const uint8_t *data, size_t size,
+                                   fbe_verify_info *info, const fbe_decode_options *options);
+fbe_status fbe_interp_final_deserialize(const fbe_type *type, const uint8_t *data, size_t size,
+                                        void *value, const fbe_decode_options *options,
+                                        size_t *consumed);
 
 /* Native code hands the bodies an older writer made shorter to the interpreter:
  * one copy of that rule (defaults for missing fields, which fields are present)
@@ -395,7 +395,7 @@ fbe_status interp_final_deserialize(const fbe_type *type, const uint8_t *data, s
  * reference check, size, type, depth and budget of the body at `body` have been
  * made; these read its fields with `levels` struct levels left below it (0: a
  * struct in it is TOO_DEEP) and return the budget left, or -status on failure.
- * Verify fills *info (when not NULL) as interp_std_verify would; deserialize
+ * Verify fills *info (when not NULL) as fbe_interp_std_verify would; deserialize
  * takes the arena cursor by value and returns the new one, as native code does. */
 typedef struct fbe_native_read_ctx fbe_native_read_ctx;
 typedef struct fbe_native_read_result {

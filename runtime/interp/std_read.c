@@ -437,8 +437,8 @@ static unsigned depth_limit(const fbe_type *type, unsigned requested)
     return requested ? requested : type->codec->max_depth;
 }
 
-fbe_status interp_std_verify(const fbe_type *type, const uint8_t *data, size_t size,
-                             fbe_verify_info *info, const fbe_decode_options *options)
+fbe_status fbe_interp_std_verify(const fbe_type *type, const uint8_t *data, size_t size,
+                                 fbe_verify_info *info, const fbe_decode_options *options)
 {
     if (!type || (!data && size)) {
         if (info)
@@ -784,9 +784,9 @@ failed:
     return st;
 }
 
-fbe_status interp_std_deserialize(const fbe_type *type, const uint8_t *data, size_t size,
-                                  void *value, const fbe_decode_options *options,
-                                  size_t *consumed)
+fbe_status fbe_interp_std_deserialize(const fbe_type *type, const uint8_t *data, size_t size,
+                                      void *value, const fbe_decode_options *options,
+                                      size_t *consumed)
 {
     if (consumed)
         *consumed = 0;

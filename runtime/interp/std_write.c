@@ -22,7 +22,7 @@
  * this cap (the frame is then TOO_LARGE anyway): single sizes and counts above
  * it are clamped to it and every loop stops once the sum reaches it, so no sum
  * can wrap, even for a host value whose views alias the same huge array many
- * times. interp_std_size is exact whenever the frame fits in 32 bits; above, its
+ * times. fbe_interp_std_size is exact whenever the frame fits in 32 bits; above, its
  * value is still a fixed function of the host value (the native backends
  * reproduce it): that of the field-by-field walk in struct_total_exact. */
 
@@ -222,7 +222,7 @@ static uint64_t frame_size(const fbe_type *type, const void *value)
     return struct_total(interp_prog_of(type), value, 8);
 }
 
-size_t interp_std_size(const fbe_type *type, const void *value)
+size_t fbe_interp_std_size(const fbe_type *type, const void *value)
 {
     uint64_t n = frame_size(type, value);
     return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
@@ -491,7 +491,7 @@ enter: /* prog's value at host, its offset at pos relative to base */
 #undef PUSH_
 }
 
-fbe_status interp_std_serialize(const fbe_type *type, const void *value, fbe_buffer *out)
+fbe_status fbe_interp_std_serialize(const fbe_type *type, const void *value, fbe_buffer *out)
 {
     if (!type || !value || !out)
         return FBE_INVALID_ARGUMENT;
