@@ -35,6 +35,10 @@ static bool ir_symbol(const fbe_codec *codec, const void *p, char *buf, size_t s
             snprintf(buf, size, "fbe.ir.s%zu.prog", i);
             return true;
         }
+        if (p == &codec->types[i]) { /* the type (an entry point hands a call over) */
+            snprintf(buf, size, "fbe.ir.s%zu.type", i);
+            return true;
+        }
         const fbe_ir_field *f = p;
         if (st->field_count && f >= st->fields && f < st->fields + st->field_count) {
             if ((size_t)((const char *)p - (const char *)st->fields) % sizeof *f)
@@ -64,17 +68,18 @@ bool jit_cache_define_ir(LLVMOrcLLJITRef jit, const fbe_codec *codec)
 {
     size_t n = 0;
     for (size_t i = 0; i < codec->type_count; i++)
-        n += 2 + codec->types[i].ir->field_count;
+        n += 3 + codec->types[i].ir->field_count;
     LLVMOrcCSymbolMapPair *pairs = calloc(n + 1, sizeof *pairs);
     if (!pairs)
         return false;
     size_t k = 0;
     for (size_t i = 0; i < codec->type_count; i++) {
         const fbe_ir_struct *st = codec->types[i].ir;
-        for (size_t j = 0; j <= st->field_count + 1; j++) {
-            const void *p = j == 0                  ? (const void *)st
-                            : j <= st->field_count ? (const void *)&st->fields[j - 1]
-                                                    : codec->types[i].impl;
+        for (size_t j = 0; j <= st->field_count + 2; j++) {
+            const void *p = j == 0                      ? (const void *)st
+                            : j <= st->field_count     ? (const void *)&st->fields[j - 1]
+                            : j == st->field_count + 1 ? codec->types[i].impl
+                                                        : (const void *)&codec->types[i];
             char name[64];
             ir_symbol(codec, p, name, sizeof name);
             pairs[k].Name = LLVMOrcLLJITMangleAndIntern(jit, name);

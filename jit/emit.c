@@ -187,6 +187,29 @@ LLVMBasicBlockRef jit_delegate_block(jit_emit *e, fbe_model model, fbe_op op)
     return bb;
 }
 
+LLVMBasicBlockRef jit_verify_bail_block(jit_emit *e, fbe_model model, const fbe_ir_struct *st,
+                                        LLVMValueRef data, LLVMValueRef frame_size,
+                                        LLVMValueRef info, LLVMValueRef max_depth)
+{
+    LLVMValueRef opts = LLVMConstPointerNull(e->ptr);
+    if (max_depth)
+        opts = jit_alloca(e, LLVMArrayType(e->i8, sizeof(fbe_decode_options)), "opts");
+    LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b), bb = jit_block(e, "bail");
+    jit_position(e, bb);
+    if (max_depth) {
+        jit_memset(e, opts, 0, jit_i64(e, sizeof(fbe_decode_options)));
+        jit_store(e, max_depth, opts, offsetof(fbe_decode_options, max_depth));
+    }
+    LLVMValueRef args[] = {jit_host_ptr(e, &e->codec->types[jit_struct_index(e, st)]), data,
+                           frame_size, info, opts};
+    LLVMTypeRef type = LLVMGlobalGetValueType(e->fn);
+    LLVMValueRef callee = jit_runtime_fn(
+        e, model == FBE_STANDARD ? "fbe_interp_std_verify" : "fbe_interp_final_verify", type);
+    LLVMBuildRet(e->b, LLVMBuildCall2(e->b, type, callee, args, 5, ""));
+    jit_position(e, saved);
+    return bb;
+}
+
 void jit_position(jit_emit *e, LLVMBasicBlockRef bb)
 {
     LLVMPositionBuilderAtEnd(e->b, bb);

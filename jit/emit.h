@@ -127,6 +127,18 @@ void jit_position(jit_emit *e, LLVMBasicBlockRef bb);
  * (docs/jit.md, "What the lowering specialises"). NULL in AOT objects (no
  * interpreter): they keep their own paths. */
 LLVMBasicBlockRef jit_delegate_block(jit_emit *e, fbe_model model, fbe_op op);
+/* In-process verify only: where a failure found in the root body goes when the
+ * verify functions bail (report nothing, compute no status: any negative
+ * result), a block calling the interpreter's verify of the same frame, which
+ * finds and reports it. Its arguments are rebuilt from what the body keeps live
+ * anyway, so that none of the call's own has to survive the body in a
+ * register: the type is st's, the size the frame's (`frame_size`: its header
+ * passed, the interpreter's checks stay within it), the options a copy holding
+ * the depth limit in force, `max_depth` (i32; verify reads nothing else), or
+ * none when max_depth is NULL: where the codec's limit gives the same result. */
+LLVMBasicBlockRef jit_verify_bail_block(jit_emit *e, fbe_model model, const fbe_ir_struct *st,
+                                        LLVMValueRef data, LLVMValueRef frame_size,
+                                        LLVMValueRef info, LLVMValueRef max_depth);
 
 /* A stack slot in the entry block (promoted to SSA by the optimizer). */
 LLVMValueRef jit_alloca(jit_emit *e, LLVMTypeRef t, const char *name);

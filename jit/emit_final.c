@@ -65,6 +65,10 @@ typedef struct fin {
     LLVMValueRef run_verify, run_read; /* fbe_native_final_run_verify / _read */
     LLVMValueRef zero_fields;          /* fbe_native_zero_fields */
     LLVMValueRef final_depth;          /* fbe_native_final_depth */
+    /* verify in process (a module that does not read too): a failure returns a
+     * negative status at once, reporting nothing, and the entry point hands
+     * the call to the interpreter's verify (jit_verify_bail_block) */
+    bool bail;
 } fin;
 
 /* ---- the IR, classified ---------------------------------------------------------- */
@@ -731,9 +735,18 @@ static LLVMValueRef w_arena(walk *w)
     return jit_load(w->e, w->e->ptr, w->ctx, offsetof(fbe_decode_options, arena));
 }
 
+static bool w_bails(const walk *w)
+{
+    return w->mode == M_VERIFY && w->F->bail;
+}
+
 static void w_fail(walk *w, fbe_status status, LLVMValueRef at)
 {
     jit_emit *e = w->e;
+    if (w_bails(w)) {
+        LLVMBuildRet(e->b, neg_status(e, status));
+        return;
+    }
     store(e, neg_status(e, status), w->st_slot);
     if (w->mode == M_VERIFY) {
         store(e, at, w->at_slot);
@@ -781,7 +794,7 @@ static void w_fixed_depth(walk *w, const fbe_ir_type *t, LLVMValueRef at)
     LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntSLT, w->left, jit_i64(e, h)), "deep");
     LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
     jit_position(e, bad);
-    if (w->mode == M_READ) {
+    if (w->mode == M_READ || w_bails(w)) {
         w_fail(w, FBE_TOO_DEEP, at);
     } else {
         LLVMBasicBlockRef here = jit_block(e, "here"), deeper = jit_block(e, "deeper");
@@ -1107,10 +1120,10 @@ static void w_run_short(walk *w, const fbe_ir_struct *st, size_t a, size_t b, LL
 {
     jit_emit *e = w->e;
     LLVMValueRef run = jit_host_ptr(e, &st->fields[a]), n = jit_i64(e, b - a);
-    if (w->mode == M_VERIFY) {
+    if (w->mode == M_VERIFY && !w_bails(w)) {
         LLVMValueRef args[] = {w->ctx, w->end, pos0, run, n, w->rep};
         call(e, w->F->run_verify, args, 6);
-    } else {
+    } else if (w->mode == M_READ) {
         LLVMValueRef args[] = {w->data, w->end, pos0, dst, run, n, jit_i64(e, w->hi - a)};
         call(e, w->F->run_read, args, 7);
     }
@@ -1204,11 +1217,11 @@ static void define_walk_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, 
     w.st_slot = jit_alloca(e, e->i64, "status");
     store(e, pos0, w.pos);
     size_t n = hi - lo;
-    if (mode == M_VERIFY) {
+    if (mode == M_VERIFY && !w_bails(&w)) {
         w.at_slot = jit_alloca(e, e->i64, "at");
         w.field_slot = jit_alloca(e, e->ptr, "field");
         w.vfail = jit_block(e, "vfail");
-    } else {
+    } else if (mode == M_READ) {
         w.zfrom = jit_alloca(e, e->i64, "zero.from");
         w.zfail = jit_block(e, "zero");
     }
@@ -1221,7 +1234,7 @@ static void define_walk_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, 
     w_fields(&w, st, lo, hi, dst);
     LLVMBuildRet(e->b, w_pos(&w));
 
-    if (mode == M_VERIFY) {
+    if (mode == M_VERIFY && !w_bails(&w)) {
         jit_position(e, w.vfail);
         LLVMValueRef status = load64(e, w.st_slot);
         LLVMValueRef args[] = {w.ctx, LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, status, ""), e->i32, ""),
@@ -1229,7 +1242,7 @@ static void define_walk_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, 
                                LLVMBuildLoad2(e->b, e->ptr, w.field_slot, "")};
         LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
         LLVMBuildRet(e->b, status);
-    } else {
+    } else if (mode == M_READ) {
         /* a failing field and every later one are zeroed (static_c.h sc_zero_fields) */
         jit_position(e, w.zfail);
         LLVMValueRef args[] = {dst, jit_host_ptr(e, &st->fields[lo]), load64(e, w.zfrom),
@@ -1470,6 +1483,15 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
     jit_position(e, decided);
     same = jit_phi2(e, e->i1, LLVMConstInt(e->i1, 1, 0), from_null, same, from_has);
     md = jit_phi2(e, e->i32, jit_i32(e, codec_max), from_null, md, from_has);
+    /* where the body's failures go when verify bails (F->bail). A struct that
+     * is not fixed gets there only on the path where the call's limit gives the
+     * codec's result (`same`), so the interpreter is given no options and
+     * nothing else stays live through the body; a fixed one (no body call) is
+     * given the limit in force */
+    LLVMBasicBlockRef bail =
+        delegate && F->bail
+            ? jit_verify_bail_block(e, FBE_FINAL, st, data, end, info, st->final_fixed ? md : NULL)
+            : NULL;
     /* levels allowed below the root's */
     LLVMValueRef left = addc(e, LLVMBuildZExt(e->b, md, e->i64, ""), (uint64_t)-1);
     if (st->final_fixed) {
@@ -1503,8 +1525,15 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
         LLVMValueRef args[] = {data, end, info, jit_i64(e, 8), jit_i64(e, (uint64_t)codec_max - 1),
                                jit_host_ptr(e, st)};
         q = call(e, f->final_verify, args, 6);
-        ret_status_if(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)),
-                      LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, q, ""), e->i32, ""));
+        if (bail) {
+            LLVMBasicBlockRef ok = jit_block(e, "verified");
+            LLVMBuildCondBr(e->b, jit_unlikely(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0))), bail,
+                            ok);
+            jit_position(e, ok);
+        } else {
+            ret_status_if(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)),
+                          LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, q, ""), e->i32, ""));
+        }
     } else {
         LLVMBasicBlockRef fast = jit_block(e, "codec_depth"), slow = jit_block(e, "call_depth"),
                           join = jit_block(e, "walked");
@@ -1527,11 +1556,16 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
         ret_status_if(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)),
                       LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, q, ""), e->i32, ""));
     }
-    bad = branch_unlikely(e, icmp(e, LLVMIntNE, q, end), "final_size");
-    cont = LLVMGetInsertBlock(e->b);
-    jit_position(e, bad);
-    report(e, info, jit_i32(e, FBE_FINAL_SIZE), q, st, NULL);
-    LLVMBuildRet(e->b, jit_i32(e, FBE_FINAL_SIZE));
+    if (bail) {
+        cont = jit_block(e, "final_size_ok");
+        LLVMBuildCondBr(e->b, jit_unlikely(e, icmp(e, LLVMIntNE, q, end)), bail, cont);
+    } else {
+        bad = branch_unlikely(e, icmp(e, LLVMIntNE, q, end), "final_size");
+        cont = LLVMGetInsertBlock(e->b);
+        jit_position(e, bad);
+        report(e, info, jit_i32(e, FBE_FINAL_SIZE), q, st, NULL);
+        LLVMBuildRet(e->b, jit_i32(e, FBE_FINAL_SIZE));
+    }
     jit_position(e, cont);
     jit_if c;
     jit_if_begin(e, &c, LLVMBuildIsNotNull(e->b, info, ""));
@@ -1611,7 +1645,7 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
 
 bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
 {
-    fin F = {.e = e};
+    fin F = {.e = e, .bail = e->older_to_interp && !read};
     LLVMTypeRef rv[] = {e->ptr, e->i64, e->i64, e->ptr, e->i64, e->ptr};
     F.run_verify = jit_runtime_fn(e, "fbe_native_final_run_verify",
                                   LLVMFunctionType(e->void_t, rv, 6, 0));

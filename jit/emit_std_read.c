@@ -83,6 +83,12 @@ typedef struct rd {
 
     /* the function being emitted */
     bool report;                  /* call fbe_jit_verify_fail on failures */
+    /* verify in process: a failure reports nothing and computes no status of
+     * its own (any negative result); the entry point hands the frame to the
+     * interpreter's verify, which finds and reports it (jit_verify_bail_block).
+     * Not when the module also deserializes: its prechecks may call
+     * std_verify.S and need the status */
+    bool bail, may_bail;
     const fbe_ir_struct *st;      /* error location: struct being read */
     LLVMValueRef rep;             /* verify, internal functions: the struct to
                                      report (parameter), else NULL: st */
@@ -292,7 +298,8 @@ static void begin(rd *r, LLVMValueRef fn, const fbe_ir_struct *st, bool report, 
 {
     jit_emit *e = r->e;
     jit_begin_function(e, fn);
-    r->report = report;
+    r->bail = report && r->may_bail;
+    r->report = report && !r->bail;
     r->st = st;
     r->rep = NULL;
     r->field = NULL;
@@ -466,6 +473,11 @@ static void ref_rare(rd *r, LLVMBasicBlockRef rare, unsigned kind, uint32_t arg,
     jit_emit *e = r->e;
     LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b);
     jit_position(e, rare);
+    if (r->bail) { /* any status: the interpreter finds the real one */
+        fail_with(r, FBE_BAD_OFFSET, pos, fail);
+        jit_position(e, saved);
+        return;
+    }
     LLVMValueRef what = jit_i64(e, (uint64_t)kind << 33 | arg);
     if (depth) {
         LLVMValueRef no_level = LLVMBuildZExt(e->b, is_zero(r, r->depth), e->i64, "");
@@ -1550,10 +1562,15 @@ static void define_verify_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *
 
     /* the root body is level 1 (max_depth >= 1); the limit is the call's */
     r->depth = LLVMBuildSub(e->b, jit_depth_limit(e, options, true), jit_i32(e, 1), "");
-    r->ret_bb = at_block(r, "fail", &saved);
-    LLVMBuildRet(e->b, local_load(r, r->status, e->i32));
-    back(r, saved);
+    if (!r->bail) {
+        r->ret_bb = at_block(r, "fail", &saved);
+        LLVMBuildRet(e->b, local_load(r, r->status, e->i32));
+        back(r, saved);
+    }
     frame(r, data, size, r->ret_bb);
+    if (r->bail)
+        r->ret_bb = jit_verify_bail_block(e, FBE_STANDARD, st, r->data, r->size, info,
+                                          LLVMBuildAdd(e->b, r->depth, jit_i32(e, 1), ""));
     struct_body(r, st, jit_i64(e, 4), r->body, r->ret_bb, r->ret_bb, BODY_VERIFY, NULL, true);
     /* *info = {FBE_OK} */
     jit_if c;
@@ -1824,6 +1841,7 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
     r.ref_rare_t = LLVMFunctionType(LLVMStructTypeInContext(e->ctx, two, 2, 0), rr, 5, 0);
     r.ref_rare = ref_rare_thunk(e, jit_runtime_fn(e, "fbe_native_std_ref", r.ref_rare_t), r.ref_rare_t);
     r.native_verify = verify || !r.interp_verify;
+    r.may_bail = r.interp_verify && !read;
     size_t n = e->count;
     r.vpartial = calloc(n + 1, sizeof *r.vpartial);
     r.rpartial = calloc(n + 1, sizeof *r.rpartial);
