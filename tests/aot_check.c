@@ -39,6 +39,7 @@
 #define CAT(a, b) CAT_(a, b)
 
 #include STR(AOT_PACKAGE.h)
+#include "pin_fresh.h"
 
 #define CREATE CAT(CAT(fbe_, AOT_PACKAGE), _codec_create)
 #define IMAGE CAT(CAT(fbe_, AOT_PACKAGE), _aot_image)
@@ -284,78 +285,16 @@ static bool depth_agrees(const fbe_type *t, fbe_model m, const uint8_t *data, si
     return ok;
 }
 
-
 /* ---- pinned non-deterministic defaults (golden README, "Determinism") --------------- */
 
 static const uint64_t pin_timestamp = UINT64_C(1543145597933463000);
 static fbe_uuid pin_uuid;
 
-/* Defaults applied fresh each time (utc, uuid1, uuid4: test.StructSimple's f35
- * and f37, test.StructOptional's f149) get the golden files' pinned values,
- * wherever such a field is, present optionals and collection elements too:
- * fbe_init's `default` values before they are encoded, and two decodes of a
- * damaged frame whose bodies look like an older writer's before they are
- * compared. */
-static void pin_type(const fbe_ir_type *t, uint8_t *p, bool fresh);
-
 static void pin_struct(const fbe_ir_struct *st, uint8_t *v)
 {
-    for (size_t i = 0; i < st->field_count; i++) {
-        const fbe_ir_field *f = &st->fields[i];
-        fbe_ir_value_kind k = f->default_value.kind;
-        pin_type(f->type, v + f->host_offset,
-                 k == FBE_IR_VALUE_UTC || k == FBE_IR_VALUE_UUID1 || k == FBE_IR_VALUE_UUID4);
-    }
-}
-
-static void pin_type(const fbe_ir_type *t, uint8_t *p, bool fresh)
-{
-    switch (t->kind) {
-    case FBE_IR_TIMESTAMP:
-        if (fresh)
-            memcpy(p, &pin_timestamp, 8);
-        break;
-    case FBE_IR_UUID:
-        if (fresh)
-            memcpy(p, &pin_uuid, 16);
-        break;
-    case FBE_IR_STRUCT:
-        pin_struct(t->struct_type, p);
-        break;
-    case FBE_IR_OPTIONAL:
-        if (t->elem->kind == FBE_IR_STRUCT) {
-            uint8_t *q;
-            memcpy(&q, p, sizeof q);
-            if (q)
-                pin_struct(t->elem->struct_type, q);
-        } else if (p[0]) {
-            pin_type(t->elem, p + t->host_value_offset, fresh);
-        }
-        break;
-    case FBE_IR_ARRAY:
-        for (uint32_t i = 0; i < t->array_len; i++)
-            pin_type(t->elem, p + (size_t)i * t->elem->host_size, false);
-        break;
-    case FBE_IR_VECTOR:
-    case FBE_IR_LIST:
-    case FBE_IR_SET:
-    case FBE_IR_MAP:
-    case FBE_IR_HASH: {
-        fbe_seq s;
-        memcpy(&s, p, sizeof s);
-        bool map = t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH;
-        size_t stride = map ? t->host_entry_size : t->elem->host_size;
-        for (size_t i = 0; s.data && i < s.size; i++) {
-            uint8_t *item = (uint8_t *)s.data + i * stride;
-            if (map)
-                pin_type(t->key, item, false);
-            pin_type(t->elem, map ? item + t->host_entry_value_offset : item, false);
-        }
-        break;
-    }
-    default:
-        break;
-    }
+    pin_values pv = {.timestamp = pin_timestamp};
+    memcpy(pv.uuid, &pin_uuid, 16);
+    pin_fresh(&pv, st, v);
 }
 
 #ifdef AOT_INTERP

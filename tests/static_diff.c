@@ -32,6 +32,7 @@
 #include "fbe/aot.h"
 #include "fbe/codec.h"
 #include "fbe/schema.h"
+#include "pin_fresh.h"
 #include "value_gen.h"
 
 fbe_codec *fbe_enums_codec_create(fbe_status *status);
@@ -124,50 +125,13 @@ static const char *sname(const fbe_ir_struct *s)
     return s ? s->full_name : "-";
 }
 
-/* Fields whose default is evaluated at run time (utc, uuid1, uuid4) differ
- * between two decodes that apply it (a body from an older writer): both values
- * get the same bytes there before they are compared. */
-static void pin_type(const fbe_ir_type *t, uint8_t *p, bool runtime_default);
-
+/* Two decodes that applied a fresh default (a body from an older writer) get
+ * the same bytes there before they are compared (pin_fresh.h). */
 static void pin_struct(const fbe_ir_struct *st, uint8_t *v)
 {
-    for (size_t i = 0; i < st->field_count; i++) {
-        const fbe_ir_value_kind k = st->fields[i].default_value.kind;
-        pin_type(st->fields[i].type, v + st->fields[i].host_offset,
-                 k == FBE_IR_VALUE_UTC || k == FBE_IR_VALUE_UUID1 || k == FBE_IR_VALUE_UUID4);
-    }
-}
-
-static void pin_type(const fbe_ir_type *t, uint8_t *p, bool runtime_default)
-{
-    if (t->kind == FBE_IR_STRUCT) {
-        pin_struct(t->struct_type, p);
-    } else if (t->kind == FBE_IR_OPTIONAL && t->elem->kind == FBE_IR_STRUCT) {
-        uint8_t *q;
-        memcpy(&q, p, sizeof q);
-        if (q)
-            pin_struct(t->elem->struct_type, q);
-    } else if (t->kind == FBE_IR_OPTIONAL) {
-        if (p[0] == 1)
-            pin_type(t->elem, p + t->host_value_offset, runtime_default);
-    } else if (t->kind == FBE_IR_ARRAY) {
-        for (uint32_t i = 0; i < t->array_len; i++)
-            pin_type(t->elem, p + (size_t)i * t->elem->host_size, false);
-    } else if (t->kind >= FBE_IR_VECTOR && t->kind <= FBE_IR_SET) {
-        struct { uint8_t *data; size_t size; } s;
-        memcpy(&s, p, sizeof s);
-        for (size_t i = 0; i < s.size; i++)
-            pin_type(t->elem, s.data + i * t->elem->host_size, false);
-    } else if (t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH) {
-        struct { uint8_t *data; size_t size; } s;
-        memcpy(&s, p, sizeof s);
-        for (size_t i = 0; i < s.size; i++) {
-            pin_type(t->key, s.data + i * t->host_entry_size, false);
-            pin_type(t->elem, s.data + i * t->host_entry_size + t->host_entry_value_offset, false);
-        }
-    } else if (runtime_default && (t->kind == FBE_IR_TIMESTAMP || t->kind == FBE_IR_UUID)) {
-        memset(p, 0x3c, t->host_size);
-    }
+    pin_values pv;
+    memset(&pv, 0x3c, sizeof pv);
+    pin_fresh(&pv, st, v);
 }
 
 /* Verify and deserialize `data` (an exact malloc'd copy, so overreads show in

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "golden_common.h"
+#include "pin_fresh.h"
 #include "test_util.h"
 
 /* ---- decoding into a fresh value ------------------------------------------------ */
@@ -279,73 +280,11 @@ static bool same_value(const fbe_ir_struct *st, const void *a, const golden_trac
 static const uint64_t pin_timestamp = UINT64_C(1543145597933463000);
 static fbe_uuid pin_uuid;
 
-static void pin_type(const fbe_ir_type *t, uint8_t *p);
-
 static void pin_struct(const fbe_ir_struct *st, uint8_t *v)
 {
-    for (size_t i = 0; i < st->field_count; i++) {
-        const fbe_ir_field *f = &st->fields[i];
-        uint8_t *fp = v + f->host_offset;
-        const char *owner = f->owner ? f->owner->full_name : st->full_name;
-        if (strcmp(owner, "test.StructSimple") == 0 && strcmp(f->name, "f35") == 0 &&
-            f->type->kind == FBE_IR_TIMESTAMP) {
-            memcpy(fp, &pin_timestamp, 8);
-        } else if (strcmp(owner, "test.StructSimple") == 0 && strcmp(f->name, "f37") == 0 &&
-                   f->type->kind == FBE_IR_UUID) {
-            memcpy(fp, &pin_uuid, 16);
-        } else if (strcmp(owner, "test.StructOptional") == 0 && strcmp(f->name, "f149") == 0 &&
-                   f->type->kind == FBE_IR_OPTIONAL && f->type->elem->kind == FBE_IR_TIMESTAMP) {
-            if (fp[0])
-                memcpy(fp + f->type->host_value_offset, &pin_timestamp, 8);
-        } else {
-            pin_type(f->type, fp);
-        }
-    }
-}
-
-static void pin_type(const fbe_ir_type *t, uint8_t *p)
-{
-    switch (t->kind) {
-    case FBE_IR_STRUCT:
-        pin_struct(t->struct_type, p);
-        break;
-    case FBE_IR_OPTIONAL:
-        if (t->elem->kind == FBE_IR_STRUCT) {
-            uint8_t *q;
-            memcpy(&q, p, sizeof q);
-            if (q)
-                pin_struct(t->elem->struct_type, q);
-        } else if (p[0]) {
-            pin_type(t->elem, p + t->host_value_offset);
-        }
-        break;
-    case FBE_IR_ARRAY:
-        for (uint32_t i = 0; i < t->array_len; i++)
-            pin_type(t->elem, p + (size_t)i * t->elem->host_size);
-        break;
-    case FBE_IR_VECTOR:
-    case FBE_IR_LIST:
-    case FBE_IR_SET: {
-        fbe_seq s;
-        memcpy(&s, p, sizeof s);
-        for (size_t i = 0; i < s.size; i++)
-            pin_type(t->elem, (uint8_t *)s.data + i * t->elem->host_size);
-        break;
-    }
-    case FBE_IR_MAP:
-    case FBE_IR_HASH: {
-        fbe_seq s;
-        memcpy(&s, p, sizeof s);
-        for (size_t i = 0; i < s.size; i++) {
-            uint8_t *e = (uint8_t *)s.data + i * t->host_entry_size;
-            pin_type(t->key, e);
-            pin_type(t->elem, e + t->host_entry_value_offset);
-        }
-        break;
-    }
-    default:
-        break;
-    }
+    pin_values pv = {.timestamp = pin_timestamp};
+    memcpy(pv.uuid, &pin_uuid, 16);
+    pin_fresh(&pv, st, v);
 }
 
 /* ---- checks and their counters ------------------------------------------------- */
