@@ -165,23 +165,31 @@ LLVMBasicBlockRef jit_block(jit_emit *e, const char *name)
     return LLVMAppendBasicBlockInContext(e->ctx, e->fn, name);
 }
 
-LLVMBasicBlockRef jit_delegate_block(jit_emit *e, fbe_model model, fbe_op op)
+/* Returns, from the entry point being emitted, what the interpreter's entry
+ * point for (model, op) returns for args: the entry's own signature. */
+static void ret_interp_entry(jit_emit *e, fbe_model model, fbe_op op, LLVMValueRef *args,
+                             bool musttail)
 {
-    if (!e->older_to_interp || (op != FBE_OP_VERIFY && op != FBE_OP_DESERIALIZE))
-        return NULL;
     static const char *const names[2][2] = {
         {"fbe_interp_std_verify", "fbe_interp_std_deserialize"},
         {"fbe_interp_final_verify", "fbe_interp_final_deserialize"}};
     LLVMTypeRef type = LLVMGlobalGetValueType(e->fn);
     LLVMValueRef callee = jit_runtime_fn(e, names[model][op == FBE_OP_DESERIALIZE], type);
+    LLVMValueRef call = LLVMBuildCall2(e->b, type, callee, args, LLVMCountParams(e->fn), "");
+    if (musttail)
+        LLVMSetTailCallKind(call, LLVMTailCallKindMustTail);
+    LLVMBuildRet(e->b, call);
+}
+
+LLVMBasicBlockRef jit_delegate_block(jit_emit *e, fbe_model model, fbe_op op)
+{
+    if (!e->older_to_interp || (op != FBE_OP_VERIFY && op != FBE_OP_DESERIALIZE))
+        return NULL;
     LLVMValueRef args[6]; /* deserialize's; verify has 5 */
-    unsigned n = LLVMCountParams(e->fn);
     LLVMGetParams(e->fn, args);
     LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b), bb = jit_block(e, "to_interp");
     jit_position(e, bb);
-    LLVMValueRef call = LLVMBuildCall2(e->b, type, callee, args, n, "");
-    LLVMSetTailCallKind(call, LLVMTailCallKindMustTail);
-    LLVMBuildRet(e->b, call);
+    ret_interp_entry(e, model, op, args, true);
     if (saved)
         jit_position(e, saved);
     return bb;
@@ -202,10 +210,7 @@ LLVMBasicBlockRef jit_verify_bail_block(jit_emit *e, fbe_model model, const fbe_
     }
     LLVMValueRef args[] = {jit_host_ptr(e, &e->codec->types[jit_struct_index(e, st)]), data,
                            frame_size, info, opts};
-    LLVMTypeRef type = LLVMGlobalGetValueType(e->fn);
-    LLVMValueRef callee = jit_runtime_fn(
-        e, model == FBE_STANDARD ? "fbe_interp_std_verify" : "fbe_interp_final_verify", type);
-    LLVMBuildRet(e->b, LLVMBuildCall2(e->b, type, callee, args, 5, ""));
+    ret_interp_entry(e, model, FBE_OP_VERIFY, args, false);
     jit_position(e, saved);
     return bb;
 }

@@ -65,9 +65,9 @@ typedef struct fin {
     LLVMValueRef run_verify, run_read; /* fbe_native_final_run_verify / _read */
     LLVMValueRef zero_fields;          /* fbe_native_zero_fields */
     LLVMValueRef final_depth;          /* fbe_native_final_depth */
-    /* verify in process (a module that does not read too): a failure returns a
-     * negative status at once, reporting nothing, and the entry point hands
-     * the call to the interpreter's verify (jit_verify_bail_block) */
+    /* verify in process: a failure returns a negative status at once,
+     * reporting nothing, and the entry point hands the frame to the
+     * interpreter's verify (jit_verify_bail_block) */
     bool bail;
 } fin;
 
@@ -1489,9 +1489,8 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
      * nothing else stays live through the body; a fixed one (no body call) is
      * given the limit in force */
     LLVMBasicBlockRef bail =
-        delegate && F->bail
-            ? jit_verify_bail_block(e, FBE_FINAL, st, data, end, info, st->final_fixed ? md : NULL)
-            : NULL;
+        F->bail ? jit_verify_bail_block(e, FBE_FINAL, st, data, end, info, st->final_fixed ? md : NULL)
+                : NULL;
     /* levels allowed below the root's */
     LLVMValueRef left = addc(e, LLVMBuildZExt(e->b, md, e->i64, ""), (uint64_t)-1);
     if (st->final_fixed) {
@@ -1645,7 +1644,7 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
 
 bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
 {
-    fin F = {.e = e, .bail = e->older_to_interp && !read};
+    fin F = {.e = e, .bail = e->older_to_interp};
     LLVMTypeRef rv[] = {e->ptr, e->i64, e->i64, e->ptr, e->i64, e->ptr};
     F.run_verify = jit_runtime_fn(e, "fbe_native_final_run_verify",
                                   LLVMFunctionType(e->void_t, rv, 6, 0));

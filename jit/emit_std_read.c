@@ -1561,7 +1561,8 @@ static void define_verify_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *
     check_arguments(r, type, data, size, bad_arg);
 
     /* the root body is level 1 (max_depth >= 1); the limit is the call's */
-    r->depth = LLVMBuildSub(e->b, jit_depth_limit(e, options, true), jit_i32(e, 1), "");
+    LLVMValueRef max_depth = jit_depth_limit(e, options, true);
+    r->depth = LLVMBuildSub(e->b, max_depth, jit_i32(e, 1), "");
     if (!r->bail) {
         r->ret_bb = at_block(r, "fail", &saved);
         LLVMBuildRet(e->b, local_load(r, r->status, e->i32));
@@ -1569,8 +1570,7 @@ static void define_verify_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *
     }
     frame(r, data, size, r->ret_bb);
     if (r->bail)
-        r->ret_bb = jit_verify_bail_block(e, FBE_STANDARD, st, r->data, r->size, info,
-                                          LLVMBuildAdd(e->b, r->depth, jit_i32(e, 1), ""));
+        r->ret_bb = jit_verify_bail_block(e, FBE_STANDARD, st, r->data, r->size, info, max_depth);
     struct_body(r, st, jit_i64(e, 4), r->body, r->ret_bb, r->ret_bb, BODY_VERIFY, NULL, true);
     /* *info = {FBE_OK} */
     jit_if c;
