@@ -65,9 +65,10 @@ typedef struct fin {
     LLVMValueRef run_verify, run_read; /* fbe_native_final_run_verify / _read */
     LLVMValueRef zero_fields;          /* fbe_native_zero_fields */
     LLVMValueRef final_depth;          /* fbe_native_final_depth */
-    /* verify in process: a failure returns a negative status at once,
-     * reporting nothing, and the entry point hands the frame to the
-     * interpreter's verify (jit_verify_bail_block) */
+    /* in process: a failure returns a negative status at once, reporting or
+     * zeroing nothing, and the entry point hands the frame to the
+     * interpreter's verify or deserialize (jit_verify_bail_block,
+     * jit_read_bail_block) */
     bool bail;
 } fin;
 
@@ -735,9 +736,11 @@ static LLVMValueRef w_arena(walk *w)
     return jit_load(w->e, w->e->ptr, w->ctx, offsetof(fbe_decode_options, arena));
 }
 
+/* In process: a failure returns at once, nothing reported or zeroed (the
+ * entry point then runs the interpreter's verify or deserialize). */
 static bool w_bails(const walk *w)
 {
-    return w->mode == M_VERIFY && w->F->bail;
+    return w->F->bail;
 }
 
 static void w_fail(walk *w, fbe_status status, LLVMValueRef at)
@@ -774,7 +777,7 @@ static void w_propagate(walk *w, LLVMValueRef r)
     LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntSLT, r, jit_i64(e, 0)), "nested");
     LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
     jit_position(e, bad);
-    if (w->mode == M_VERIFY) {
+    if (w->mode == M_VERIFY || w_bails(w)) {
         LLVMBuildRet(e->b, r);
     } else {
         store(e, r, w->st_slot);
@@ -1123,7 +1126,7 @@ static void w_run_short(walk *w, const fbe_ir_struct *st, size_t a, size_t b, LL
     if (w->mode == M_VERIFY && !w_bails(w)) {
         LLVMValueRef args[] = {w->ctx, w->end, pos0, run, n, w->rep};
         call(e, w->F->run_verify, args, 6);
-    } else if (w->mode == M_READ) {
+    } else if (w->mode == M_READ && !w_bails(w)) {
         LLVMValueRef args[] = {w->data, w->end, pos0, dst, run, n, jit_i64(e, w->hi - a)};
         call(e, w->F->run_read, args, 7);
     }
@@ -1221,7 +1224,7 @@ static void define_walk_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, 
         w.at_slot = jit_alloca(e, e->i64, "at");
         w.field_slot = jit_alloca(e, e->ptr, "field");
         w.vfail = jit_block(e, "vfail");
-    } else if (mode == M_READ) {
+    } else if (mode == M_READ && !w_bails(&w)) {
         w.zfrom = jit_alloca(e, e->i64, "zero.from");
         w.zfail = jit_block(e, "zero");
     }
@@ -1242,7 +1245,7 @@ static void define_walk_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, 
                                LLVMBuildLoad2(e->b, e->ptr, w.field_slot, "")};
         LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
         LLVMBuildRet(e->b, status);
-    } else if (mode == M_READ) {
+    } else if (mode == M_READ && !w_bails(&w)) {
         /* a failing field and every later one are zeroed (static_c.h sc_zero_fields) */
         jit_position(e, w.zfail);
         LLVMValueRef args[] = {dst, jit_host_ptr(e, &st->fields[lo]), load64(e, w.zfrom),
@@ -1298,7 +1301,7 @@ static void define_walk_node(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, i
         LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
         jit_position(e, bad);
         size_t from = c * span; /* the failed child zeroed its own later fields */
-        if (mode == M_READ && from < hi - lo) {
+        if (mode == M_READ && !F->bail && from < hi - lo) {
             LLVMValueRef zargs[] = {dst, jit_host_ptr(e, &st->fields[lo]), jit_i64(e, from),
                                     jit_i64(e, hi - lo)};
             call(e, F->zero_fields, zargs, 4);
@@ -1624,14 +1627,28 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
         jit_store(e, jit_load(e, e->i64, opts, offsetof(fbe_decode_options, max_memory)), memory,
                   offsetof(fbe_decode_budget, max_memory));
         jit_store(e, end, memory, offsetof(fbe_decode_budget, input));
+        /* bailing, the interpreter's deserialize answers a failure, on the
+         * arena as the call found it */
+        LLVMBasicBlockRef bail =
+            F->bail ? jit_read_bail_block(e, FBE_FINAL, arena,
+                                          jit_load(e, e->ptr, arena, offsetof(fbe_arena, ptr)))
+                    : NULL;
         LLVMValueRef args[] = {data, end, ctx, jit_i64(e, 8), value, left};
         q = call(e, f->final_read, args, 6);
-        LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)), "bad");
-        LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
-        jit_position(e, bad);
-        LLVMValueRef failed = LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, q, ""), e->i32, "");
-        LLVMBuildRet(e->b, jit_decode_status(e, failed, memory));
-        jit_position(e, cont);
+        LLVMBasicBlockRef bad = bail;
+        LLVMValueRef failed = icmp(e, LLVMIntSLT, q, jit_i64(e, 0));
+        if (bail) {
+            LLVMBasicBlockRef cont = jit_block(e, "read_ok");
+            LLVMBuildCondBr(e->b, jit_unlikely(e, failed), bail, cont);
+            jit_position(e, cont);
+        } else {
+            bad = branch_unlikely(e, failed, "bad");
+            LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
+            jit_position(e, bad);
+            LLVMValueRef status = LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, q, ""), e->i32, "");
+            LLVMBuildRet(e->b, jit_decode_status(e, status, memory));
+            jit_position(e, cont);
+        }
     }
     ret_status_if(e, icmp(e, LLVMIntNE, q, end), jit_i32(e, FBE_FINAL_SIZE));
     jit_if_begin(e, &c, LLVMBuildIsNotNull(e->b, consumed, ""));

@@ -83,11 +83,10 @@ typedef struct rd {
 
     /* the function being emitted */
     bool report;                  /* call fbe_jit_verify_fail on failures */
-    /* verify in process: a failure reports nothing and computes no status of
-     * its own (any negative result); the entry point hands the frame to the
-     * interpreter's verify, which finds and reports it (jit_verify_bail_block).
-     * Not when the module also deserializes: its prechecks may call
-     * std_verify.S and need the status */
+    /* in process: a failure reports nothing, zeroes nothing and computes no
+     * status of its own (any negative result); the entry point hands the frame
+     * to the interpreter's verify or deserialize, which finds the failure and
+     * reports it (jit_verify_bail_block, jit_read_bail_block) */
     bool bail, may_bail;
     const fbe_ir_struct *st;      /* error location: struct being read */
     LLVMValueRef rep;             /* verify, internal functions: the struct to
@@ -242,10 +241,11 @@ static void back(rd *r, LLVMBasicBlockRef saved)
     jit_position(r->e, saved);
 }
 
-/* A cleanup block: zero `n` bytes at host, then continue at fail. */
+/* A cleanup block: zero `n` bytes at host, then continue at fail (no cleanup
+ * when the read bails: the interpreter reads the value again). */
 static LLVMBasicBlockRef zero_then(rd *r, LLVMValueRef host, uint64_t n, LLVMBasicBlockRef fail)
 {
-    if (!n)
+    if (!n || r->bail)
         return fail;
     LLVMBasicBlockRef saved, bb = at_block(r, "zero", &saved);
     store_zero(r, host, n);
@@ -289,6 +289,10 @@ static void ret_ok(rd *r)
 static void ret_failed(rd *r)
 {
     jit_emit *e = r->e;
+    if (r->bail) {
+        ret_state(r, jit_i64(e, (uint64_t)-1));
+        return;
+    }
     LLVMValueRef st = LLVMBuildZExt(e->b, local_load(r, r->status, e->i32), e->i64, "");
     ret_state(r, LLVMBuildNeg(e->b, st, ""));
 }
@@ -298,7 +302,7 @@ static void begin(rd *r, LLVMValueRef fn, const fbe_ir_struct *st, bool report, 
 {
     jit_emit *e = r->e;
     jit_begin_function(e, fn);
-    r->bail = report && r->may_bail;
+    r->bail = (report || reading) && r->may_bail;
     r->report = report && !r->bail;
     r->st = st;
     r->rep = NULL;
@@ -1088,10 +1092,13 @@ static void d_seq(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef ba
             d_scalar(r, v, add_c(r, p, ks), jit_gep_c(e, item, vo));
         } else {
             /* on failure element i is safe, the ones after it were never written */
-            LLVMBasicBlockRef saved, sized = at_block(r, "seq.fail", &saved);
-            jit_store(e, add_c(r, jit_loop_index(e, &loop), 1), host, 8);
-            LLVMBuildBr(e->b, fail);
-            back(r, saved);
+            LLVMBasicBlockRef saved, sized = fail;
+            if (!r->bail) {
+                sized = at_block(r, "seq.fail", &saved);
+                jit_store(e, add_c(r, jit_loop_index(e, &loop), 1), host, 8);
+                LLVMBuildBr(e->b, fail);
+                back(r, saved);
+            }
             if (map) {
                 d_value(r, k, p, base, item,
                         zero_then(r, jit_gep_c(e, item, vo), v->host_size, sized));
@@ -1163,14 +1170,15 @@ static void d_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
         jit_loop loop;
         jit_loop_begin(e, &loop, jit_i64(e, n));
         LLVMValueRef i = jit_loop_index(e, &loop);
-        LLVMBasicBlockRef saved, rest = at_block(r, "array.fail", &saved);
-        {
+        LLVMBasicBlockRef saved, rest = fail;
+        if (!r->bail) {
+            rest = at_block(r, "array.fail", &saved);
             LLVMValueRef j = add_c(r, jit_loop_index(e, &loop), 1);
             jit_memset(e, jit_gep(e, host, mul_c(r, j, hs)), 0,
                        mul_c(r, LLVMBuildSub(e->b, jit_i64(e, n), j, ""), hs));
             LLVMBuildBr(e->b, fail);
+            back(r, saved);
         }
-        back(r, saved);
         d_value(r, el, add(r, pos, mul_c(r, i, es)), base, jit_gep(e, host, mul_c(r, i, hs)), rest);
         jit_loop_end(e, &loop);
         break;
@@ -1306,14 +1314,16 @@ static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodies 
         return false;
     LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b);
     for (size_t i = 0; i <= n; i++) {
-        zero[i] = jit_block(e, "zero.rest");
+        zero[i] = !r->bail || i == 0 ? jit_block(e, "zero.rest") : zero[0];
         init[i] = partial ? jit_block(e, "defaults") : NULL;
     }
     /* zero[i]: fields i.. zeroed, then return the status (with the arena cursor:
-     * what was allocated stays allocated) */
+     * what was allocated stays allocated); bailing, one block returns */
     for (size_t i = 0; i <= n; i++) {
+        if (r->bail && i)
+            break;
         jit_position(e, zero[i]);
-        if (i == n) {
+        if (i == n || r->bail) {
             ret_failed(r);
             continue;
         }
@@ -1635,17 +1645,24 @@ static void define_read_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *f)
     ctx_store(r, CTX_ARENA, arena);
     ctx_store(r, CTX_BORROW, r->borrow);
     ctx_store(r, CTX_AEND, jit_load(e, e->ptr, arena, offsetof(fbe_arena, end)));
-    local_store(r, r->aptr, jit_load(e, e->ptr, arena, offsetof(fbe_arena, ptr)));
+    LLVMValueRef aptr = jit_load(e, e->ptr, arena, offsetof(fbe_arena, ptr));
+    local_store(r, r->aptr, aptr);
 
     LLVMBasicBlockRef fail = at_block(r, "fail", &saved);
     store_zero(r, value, st->host_size);
     LLVMBuildRet(e->b, local_load(r, r->status, e->i32));
     back(r, saved);
-    /* a failure in the fields: what was allocated stays allocated */
-    LLVMBasicBlockRef failed = at_block(r, "failed", &saved);
-    jit_store(e, local_load(r, r->aptr, e->ptr), arena, offsetof(fbe_arena, ptr));
-    LLVMBuildRet(e->b, jit_decode_status(e, local_load(r, r->status, e->i32), ctx_gep(r, CTX_MEMORY)));
-    back(r, saved);
+    /* a failure in the fields: what was allocated stays allocated; bailing,
+     * the interpreter's deserialize answers on the arena as the call found it */
+    LLVMBasicBlockRef failed;
+    if (r->bail) {
+        failed = jit_read_bail_block(e, FBE_STANDARD, arena, aptr);
+    } else {
+        failed = at_block(r, "failed", &saved);
+        jit_store(e, local_load(r, r->aptr, e->ptr), arena, offsetof(fbe_arena, ptr));
+        LLVMBuildRet(e->b, jit_decode_status(e, local_load(r, r->status, e->i32), ctx_gep(r, CTX_MEMORY)));
+        back(r, saved);
+    }
     frame(r, data, size, fail);
     /* the decode budget (arena.h): input is the frame */
     LLVMValueRef memory = ctx_gep(r, CTX_MEMORY);
@@ -1841,7 +1858,7 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
     r.ref_rare_t = LLVMFunctionType(LLVMStructTypeInContext(e->ctx, two, 2, 0), rr, 5, 0);
     r.ref_rare = ref_rare_thunk(e, jit_runtime_fn(e, "fbe_native_std_ref", r.ref_rare_t), r.ref_rare_t);
     r.native_verify = verify || !r.interp_verify;
-    r.may_bail = r.interp_verify && !read;
+    r.may_bail = r.interp_verify != NULL;
     size_t n = e->count;
     r.vpartial = calloc(n + 1, sizeof *r.vpartial);
     r.rpartial = calloc(n + 1, sizeof *r.rpartial);

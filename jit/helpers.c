@@ -26,6 +26,7 @@
     X(fbe_native_final_run_read)                                                              \
     X(fbe_native_zero_fields)                                                                 \
     X(fbe_native_final_depth)                                                                 \
+    X(fbe_native_arena_rewind)                                                                \
     X(memcpy)                                                                                 \
     X(memmove)                                                                                \
     X(memset)

@@ -1,5 +1,7 @@
 #include "fbe/arena.h"
 
+#include "native_helpers.h"
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -124,6 +126,20 @@ void *fbe_decode_alloc(fbe_arena *arena, size_t size, fbe_decode_budget *budget)
     if (!p && over_cap(arena, size, budget->cap))
         budget->cap = FBE_DECODE_SPENT;
     return p;
+}
+
+void fbe_native_arena_rewind(fbe_arena *arena, void *head, char *ptr, size_t chunk_size)
+{
+    while (arena->head && arena->head != head) {
+        fbe_arena_chunk *c = arena->head;
+        arena->head = c->next;
+        arena->total -= sizeof(fbe_arena_chunk) + c->size;
+        arena->alloc(arena->alloc_ctx, c, 0);
+    }
+    fbe_arena_chunk *h = arena->head;
+    arena->ptr = ptr;
+    arena->end = h ? h->data + h->size : NULL;
+    arena->chunk_size = chunk_size;
 }
 
 void *fbe_arena_zalloc(fbe_arena *arena, size_t size)

@@ -264,6 +264,14 @@ static fbe_status compare(cmp *c, const char *what, const fbe_type *ti, const fb
                  fbe_status_name(di), ci, fbe_status_name(dj), cj);
         return vi;
     }
+    /* A failing native deserialize hands the call to the interpreter on the
+     * arena as it found it (jit_read_bail_block): what it leaves allocated is
+     * what the interpreter alone leaves, as it is for a value both accept */
+    if (c->ai.total != c->aj.total) {
+        cmp_fail(c, what, label, "deserialize %s: the arena holds %zu bytes (interp), %zu (jit)",
+                 fbe_status_name(di), c->ai.total, c->aj.total);
+        return vi;
+    }
     bool same_limits = c->arena_limit == 0; /* verify has the same depth limit */
     if (same_limits && di != vi)
         cmp_fail(c, what, label, "interpreter: verify %s but deserialize %s", fbe_status_name(vi),
