@@ -571,14 +571,20 @@ static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, LLVMBasicBlockRef fail);
 /* The start of a BODIES_TO_INTERP function: a body shorter than the schema's
  * (an older writer) goes to the interpreter, the builder is left after that
  * call; returns the block where the function reads complete bodies, with no
- * check per field. */
+ * check per field. When the function bails, the body goes to fail instead
+ * (the interpreter then takes the whole frame) and NULL is returned, the
+ * builder on the complete bodies' path. */
 static LLVMBasicBlockRef older_guard(rd *r, const fbe_ir_struct *st, LLVMValueRef body,
                                      LLVMValueRef host, LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
-    LLVMBasicBlockRef older = jit_block(e, "older"), complete = jit_block(e, "complete");
     LLVMValueRef short_ = LLVMBuildICmp(e->b, LLVMIntULT, ld32(r, body),
                                         jit_i64(e, st->std_body_size), "");
+    if (r->bail) {
+        bail(r, short_, fail);
+        return NULL;
+    }
+    LLVMBasicBlockRef older = jit_block(e, "older"), complete = jit_block(e, "complete");
     LLVMBuildCondBr(e->b, jit_unlikely(e, short_), older, complete);
     jit_position(e, older);
     interp_older(r, jit_struct_index(e, st), body, r->depth, host, fail);
@@ -642,6 +648,10 @@ static void struct_body(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMVal
          * deserialize 7 instructions (register allocation) */
         if (old && root && r->delegate && mode == BODY_VERIFY) {
             LLVMBuildBr(e->b, r->delegate);
+            continue;
+        }
+        if (old && r->bail) { /* an older writer's frame: the interpreter takes it all */
+            LLVMBuildBr(e->b, body_fail);
             continue;
         }
         LLVMValueRef depth = root ? r->depth : next_depth(r);
@@ -889,8 +899,10 @@ static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodie
 
     if (kind == BODIES_TO_INTERP) {
         LLVMBasicBlockRef complete = older_guard(r, st, body, NULL, r->ret_bb);
-        LLVMBuildBr(e->b, done);
-        jit_position(e, complete);
+        if (complete) {
+            LLVMBuildBr(e->b, done);
+            jit_position(e, complete);
+        }
     }
     if (base_checked)
         verify_inherited(r, base, fn);
@@ -1045,6 +1057,10 @@ static void precheck(rd *r, const fbe_ir_type *t, LLVMValueRef elems, LLVMValueR
     LLVMValueRef big = LLVMBuildAnd(
         e->b, ugt(r, bytes, jit_i64(e, 4096)),
         ugt(r, LLVMBuildLShr(e->b, bytes, jit_i64(e, 2), ""), budget), "");
+    if (r->bail) { /* the interpreter's deserialize makes the check */
+        bail(r, big, fail);
+        return;
+    }
     jit_if c;
     jit_if_begin(e, &c, jit_unlikely(e, big));
     bool report = r->report, cold = r->cold;
@@ -1304,8 +1320,10 @@ static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodies 
         ret_failed(r);
         back(r, saved);
         LLVMBasicBlockRef complete = older_guard(r, st, body, host, failed);
-        ret_ok(r);
-        jit_position(e, complete);
+        if (complete) {
+            ret_ok(r);
+            jit_position(e, complete);
+        }
     }
     r->many_refs = many_refs(r, st);
     r->cold = partial && r->inl[jit_struct_index(e, st)];
