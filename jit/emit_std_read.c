@@ -47,7 +47,7 @@
 #include "emit.h"
 #include "emit_budget.h"
 #include "interp/program.h" /* struct fbe_codec: the type table */
-#include "native_helpers.h"  /* fbe_native_read_ctx */
+#include "native_helpers.h"  /* fbe_native_std_ref */
 
 enum {
     CTX_ARENA,     /* ptr: fbe_arena * */
@@ -65,15 +65,11 @@ typedef struct rd {
     LLVMTypeRef ctx_t;
     LLVMTypeRef verify_t, read_t; /* internal function types */
     LLVMTypeRef read_ret_t;       /* {i64 budget, ptr arena cursor} */
-    LLVMValueRef *vpartial, *rpartial; /* per struct: the older-writer paths */
-    /* e->older_to_interp: fbe_interp_std_verify_older / _read_older instead */
-    LLVMValueRef interp_verify, interp_read, interp_precheck;
-    LLVMTypeRef interp_verify_t, interp_read_t, interp_precheck_t;
+    LLVMValueRef *vpartial, *rpartial; /* per struct: the older-writer paths (AOT) */
     LLVMValueRef ref_rare;        /* fbe_native_std_ref: a reference's checks one by one */
     LLVMTypeRef ref_rare_t;
     /* the module defines std_verify.S. A deserialize-only unit in process does
-     * not: its prechecks call the interpreter's (precheck_by_interp), and one
-     * whose collection it cannot name checks struct bodies there instead */
+     * not: its prechecks bail */
     bool native_verify;
     bool *inl;                    /* per struct: a fast path of its own */
     bool inline_call;             /* the next body call is an entry point's own:
@@ -83,10 +79,11 @@ typedef struct rd {
 
     /* the function being emitted */
     bool report;                  /* call fbe_jit_verify_fail on failures */
-    /* in process: a failure reports nothing, zeroes nothing and computes no
-     * status of its own (any negative result); the entry point hands the frame
-     * to the interpreter's verify or deserialize, which finds the failure and
-     * reports it (jit_verify_bail_block, jit_read_bail_block) */
+    /* in process (may_bail): a failure, an older writer's body or a large
+     * array's precheck reports nothing, zeroes nothing and computes no status
+     * of its own (any negative result); the entry point hands the frame to the
+     * interpreter's verify or deserialize, which answers (jit_verify_bail_block,
+     * jit_read_bail_block) */
     bool bail, may_bail;
     const fbe_ir_struct *st;      /* error location: struct being read */
     LLVMValueRef rep;             /* verify, internal functions: the struct to
@@ -539,56 +536,20 @@ static void call_body(rd *r, const fbe_ir_struct *T, LLVMValueRef fn, LLVMValueR
 enum { BODY_VERIFY, BODY_READ, BODY_READ_ALLOC };
 
 /* The bodies a struct function (or chunk) is defined for: complete ones only;
- * any length, each field checked against the body's size (older writers); any
- * length, a shorter one handed to the interpreter at the start (older_guard). */
+ * any length, each field checked against the body's size (older writers, AOT);
+ * any length, a shorter one bailing at the start (older_guard, in process). */
 typedef enum { BODIES_COMPLETE, BODIES_GUARDED, BODIES_TO_INTERP } bodies;
-
-/* The fields of struct ti's body at `body`, shorter than the schema's (an older
- * writer), read by the codec's interpreter program (program.h): host NULL
- * verifies. */
-static void interp_older(rd *r, size_t ti, LLVMValueRef body, LLVMValueRef depth,
-                         LLVMValueRef host, LLVMBasicBlockRef fail)
-{
-    jit_emit *e = r->e;
-    LLVMValueRef prog = jit_host_ptr(e, e->codec->types[ti].impl);
-    LLVMValueRef budget = local_load(r, r->budget, e->i64);
-    if (!host) {
-        LLVMValueRef info = r->aptr ? LLVMConstNull(e->ptr) : r->info;
-        LLVMValueRef args[] = {r->data, r->size, info, body, depth, budget, prog};
-        on_result(r, LLVMBuildCall2(e->b, r->interp_verify_t, r->interp_verify, args, 7, ""),
-                  fail);
-        return;
-    }
-    LLVMValueRef args[] = {r->data, r->size, r->ctx, body, depth, host,
-                           budget, local_load(r, r->aptr, e->ptr), prog};
-    LLVMValueRef res = LLVMBuildCall2(e->b, r->interp_read_t, r->interp_read, args, 9, "");
-    local_store(r, r->aptr, LLVMBuildExtractValue(e->b, res, 1, ""));
-    on_result(r, LLVMBuildExtractValue(e->b, res, 0, ""), fail);
-}
 
 static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, LLVMBasicBlockRef fail);
 
 /* The start of a BODIES_TO_INTERP function: a body shorter than the schema's
- * (an older writer) goes to the interpreter, the builder is left after that
- * call; returns the block where the function reads complete bodies, with no
- * check per field. When the function bails, the body goes to fail instead
- * (the interpreter then takes the whole frame) and NULL is returned, the
- * builder on the complete bodies' path. */
-static LLVMBasicBlockRef older_guard(rd *r, const fbe_ir_struct *st, LLVMValueRef body,
-                                     LLVMValueRef host, LLVMBasicBlockRef fail)
+ * (an older writer) bails to fail (the interpreter then takes the whole
+ * frame); the builder is left on the complete bodies' path, with no check per
+ * field. */
+static void older_guard(rd *r, const fbe_ir_struct *st, LLVMValueRef body, LLVMBasicBlockRef fail)
 {
-    jit_emit *e = r->e;
-    LLVMValueRef short_ = LLVMBuildICmp(e->b, LLVMIntULT, ld32(r, body),
-                                        jit_i64(e, st->std_body_size), "");
-    if (r->bail) {
-        bail(r, short_, fail);
-        return NULL;
-    }
-    LLVMBasicBlockRef older = jit_block(e, "older"), complete = jit_block(e, "complete");
-    LLVMBuildCondBr(e->b, jit_unlikely(e, short_), older, complete);
-    jit_position(e, older);
-    interp_older(r, jit_struct_index(e, st), body, r->depth, host, fail);
-    return complete;
+    bail(r, LLVMBuildICmp(r->e->b, LLVMIntULT, ld32(r, body), jit_i64(r->e, st->std_body_size), ""),
+         fail);
 }
 
 /* chk_struct for the reference at pos (frame base `base`) to a body of type T one
@@ -655,11 +616,6 @@ static void struct_body(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMVal
             continue;
         }
         LLVMValueRef depth = root ? r->depth : next_depth(r);
-        if ((old || (mode == BODY_VERIFY && !r->native_verify)) && r->interp_verify) {
-            interp_older(r, ti, b, depth, target, body_fail);
-            LLVMBuildBr(e->b, done);
-            continue;
-        }
         LLVMValueRef fn = mode == BODY_VERIFY ? (old ? r->vpartial[ti] : e->fns[ti].std_verify)
                                               : (old ? r->rpartial[ti] : e->fns[ti].std_read);
         r->inline_call = root && !old && split;
@@ -897,13 +853,8 @@ static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodie
     ret_ok(r);
     back(r, saved);
 
-    if (kind == BODIES_TO_INTERP) {
-        LLVMBasicBlockRef complete = older_guard(r, st, body, NULL, r->ret_bb);
-        if (complete) {
-            LLVMBuildBr(e->b, done);
-            jit_position(e, complete);
-        }
-    }
+    if (kind == BODIES_TO_INTERP)
+        older_guard(r, st, body, r->ret_bb);
     if (base_checked)
         verify_inherited(r, base, fn);
     v_fields(r, st, lo, hi, body, partial ? ld32(r, body) : NULL, done);
@@ -996,54 +947,6 @@ static void d_struct(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMValueR
                 false);
 }
 
-/* Finds type `to` below `from` (by pointer): *bits gets the steps (bit i: 0 the
- * element, 1 the key, for the i-th step); returns their number, or -1. */
-static int type_steps(const fbe_ir_type *from, const fbe_ir_type *to, uint32_t *bits, int depth)
-{
-    if (from == to)
-        return depth;
-    if (depth >= 30)
-        return -1;
-    int n = from->elem ? type_steps(from->elem, to, bits, depth + 1) : -1;
-    if (n < 0 && from->key) {
-        *bits |= 1u << depth;
-        n = type_steps(from->key, to, bits, depth + 1);
-        if (n < 0)
-            *bits &= ~(1u << depth);
-    }
-    return n;
-}
-
-/* The precheck as one call to the interpreter's (in process): the elements'
- * check is cold, and inline it was a verify loop in every deserialize of a
- * collection of strings or structs. False when t's node cannot be named (the
- * caller then emits the check). */
-static bool precheck_by_interp(rd *r, const fbe_ir_type *t, LLVMValueRef elems,
-                               LLVMValueRef count, LLVMValueRef base, LLVMBasicBlockRef fail)
-{
-    jit_emit *e = r->e;
-    if (!r->interp_precheck || !r->st || !r->field)
-        return false;
-    size_t ti = jit_struct_index(e, r->st);
-    size_t fi = (size_t)(r->field - r->st->fields);
-    if (ti == SIZE_MAX || fi >= r->st->field_count)
-        return false;
-    const interp_prog *prog = e->codec->types[ti].impl;
-    if (prog->fields[fi].ir != r->field)
-        return false;
-    uint32_t bits = 0;
-    int steps = type_steps(r->field->type, t, &bits, 0);
-    if (steps < 0)
-        return false;
-    uint32_t path = bits | 1u << steps;
-    LLVMValueRef args[] = {r->data, r->size, elems, LLVMBuildTrunc(e->b, count, e->i32, ""), base,
-                           r->depth, local_load(r, r->budget, e->i64), jit_host_ptr(e, prog),
-                           jit_i32(e, (uint32_t)fi), jit_i32(e, path)};
-    on_result(r, LLVMBuildCall2(e->b, r->interp_precheck_t, r->interp_precheck, args, 10, ""),
-              fail);
-    return true;
-}
-
 /* Large arrays of elements not yet checked: verify them first (same budget,
  * restored afterwards) when the allocation would be out of proportion. */
 static void precheck(rd *r, const fbe_ir_type *t, LLVMValueRef elems, LLVMValueRef count,
@@ -1066,8 +969,7 @@ static void precheck(rd *r, const fbe_ir_type *t, LLVMValueRef elems, LLVMValueR
     bool report = r->report, cold = r->cold;
     r->report = false;
     r->cold = true;
-    if (!precheck_by_interp(r, t, elems, count, base, fail))
-        v_elems(r, t, elems, count, base, fail);
+    v_elems(r, t, elems, count, base, fail);
     r->report = report;
     r->cold = cold;
     local_store(r, r->budget, budget);
@@ -1319,11 +1221,7 @@ static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodies 
         LLVMBasicBlockRef saved, failed = at_block(r, "older.failed", &saved);
         ret_failed(r);
         back(r, saved);
-        LLVMBasicBlockRef complete = older_guard(r, st, body, host, failed);
-        if (complete) {
-            ret_ok(r);
-            jit_position(e, complete);
-        }
+        older_guard(r, st, body, failed);
     }
     r->many_refs = many_refs(r, st);
     r->cold = partial && r->inl[jit_struct_index(e, st)];
@@ -1800,21 +1698,6 @@ LLVMValueRef jit_decode_status(jit_emit *e, LLVMValueRef status, LLVMValueRef bu
 
 /* ---- module ---------------------------------------------------------------------- */
 
-/* Whether ctx_t is laid out as the runtime's fbe_native_read_ctx, which
- * fbe_interp_std_read_older reads (it is, on every target LLVM and the C
- * compiler agree on; otherwise older writers keep native paths). */
-static bool ctx_matches_runtime(rd *r)
-{
-    LLVMTargetDataRef td = LLVMGetModuleDataLayout(r->e->mod);
-    static const size_t offsets[CTX_FIELDS] = {
-        offsetof(fbe_native_read_ctx, arena), offsetof(fbe_native_read_ctx, arena_end),
-        offsetof(fbe_native_read_ctx, borrow), offsetof(fbe_native_read_ctx, memory)};
-    for (unsigned i = 0; i < CTX_FIELDS; i++)
-        if (LLVMOffsetOfElement(td, r->ctx_t, i) != offsets[i])
-            return false;
-    return LLVMABISizeOfType(td, r->ctx_t) == sizeof(fbe_native_read_ctx);
-}
-
 /* An older writer's path (AOT objects): out of line, cold, not optimized. */
 static void cold_older(jit_emit *e, LLVMValueRef fn)
 {
@@ -1859,24 +1742,12 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
     r.read_ret_t = LLVMStructTypeInContext(e->ctx, rret, 2, 0);
     LLVMTypeRef rparams[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->ptr, e->i64, e->ptr};
     r.read_t = LLVMFunctionType(r.read_ret_t, rparams, 8, 0);
-    if (e->older_to_interp && ctx_matches_runtime(&r)) {
-        LLVMTypeRef iv[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->i64, e->ptr};
-        r.interp_verify_t = LLVMFunctionType(e->i64, iv, 7, 0);
-        r.interp_verify = jit_runtime_fn(e, "fbe_interp_std_verify_older", r.interp_verify_t);
-        LLVMTypeRef ir[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->ptr, e->i64, e->ptr, e->ptr};
-        r.interp_read_t = LLVMFunctionType(r.read_ret_t, ir, 9, 0);
-        r.interp_read = jit_runtime_fn(e, "fbe_interp_std_read_older", r.interp_read_t);
-        LLVMTypeRef ip[] = {e->ptr, e->i64, e->i64, e->i32, e->i64,
-                            e->i32, e->i64, e->ptr, e->i32, e->i32};
-        r.interp_precheck_t = LLVMFunctionType(e->i64, ip, 10, 0);
-        r.interp_precheck = jit_runtime_fn(e, "fbe_interp_std_precheck", r.interp_precheck_t);
-    }
     LLVMTypeRef rr[] = {e->ptr, e->i64, e->i64, e->i64, e->i64};
     LLVMTypeRef two[] = {e->i64, e->i64};
     r.ref_rare_t = LLVMFunctionType(LLVMStructTypeInContext(e->ctx, two, 2, 0), rr, 5, 0);
     r.ref_rare = ref_rare_thunk(e, jit_runtime_fn(e, "fbe_native_std_ref", r.ref_rare_t), r.ref_rare_t);
-    r.native_verify = verify || !r.interp_verify;
-    r.may_bail = r.interp_verify != NULL;
+    r.may_bail = e->older_to_interp; /* in process: the interpreter is there */
+    r.native_verify = verify || !r.may_bail;
     size_t n = e->count;
     r.vpartial = calloc(n + 1, sizeof *r.vpartial);
     r.rpartial = calloc(n + 1, sizeof *r.rpartial);
@@ -1897,7 +1768,7 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
         const fbe_ir_struct *st = e->codec->types[i].ir;
         jit_struct_fns *f = &e->fns[i];
         char name[512];
-        bool older_fns = r.inl[i] && !r.interp_verify;
+        bool older_fns = r.inl[i] && !r.may_bail;
         /* Older writers are rare: their paths stay out of line and are not
          * optimized (optnone): -12% of proto.fbe's compile instructions, +15%
          * machine code, +17% instructions per older-writer frame (docs/jit.md). */
@@ -1938,7 +1809,7 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
         size_t own = base ? st->own_field_start : 0;
         /* one function takes complete and shorter bodies: the latter go to
          * the interpreter when in process, else each field is guarded */
-        bodies any = r.interp_verify ? BODIES_TO_INTERP : BODIES_GUARDED;
+        bodies any = r.may_bail ? BODIES_TO_INTERP : BODIES_GUARDED;
         if (r.native_verify) {
             if (r.inl[i]) {
                 define_verify(&r, st, f->std_verify, BODIES_COMPLETE, 0, all, NULL);

@@ -14,9 +14,6 @@
     X(fbe_decode_alloc)                                                                       \
     X(fbe_init_field)                                                                         \
     X(fbe_jit_verify_fail)                                                                    \
-    X(fbe_interp_std_verify_older)                                                            \
-    X(fbe_interp_std_read_older)                                                              \
-    X(fbe_interp_std_precheck)                                                                \
     X(fbe_interp_std_verify)                                                                  \
     X(fbe_interp_std_deserialize)                                                             \
     X(fbe_interp_final_verify)                                                                \

@@ -12,16 +12,6 @@
 #include "fbe/arena.h"
 #include "fbe/codec.h"
 
-/* The state a native standard-model deserialize passes to its internal
- * functions (jit/emit_std_read.c builds the same layout as an LLVM struct and
- * checks it against this one before it hands anything to the interpreter). */
-struct fbe_native_read_ctx {
-    fbe_arena *arena;
-    char *arena_end;            /* arena->end; arena->ptr travels by value */
-    int32_t borrow;             /* FBE_DECODE_BORROW */
-    fbe_decode_budget memory;   /* what the arena's slow path charges */
-};
-
 /* Fills *info (when not NULL) on a verify failure: the cold path. */
 void fbe_jit_verify_fail(fbe_verify_info *info, int status, uint64_t offset,
                          const fbe_ir_struct *type, const fbe_ir_field *field);

@@ -389,33 +389,4 @@ fbe_status fbe_interp_final_deserialize(const fbe_type *type, const uint8_t *dat
                                         void *value, const fbe_decode_options *options,
                                         size_t *consumed);
 
-/* Native code hands the bodies an older writer made shorter to the interpreter:
- * one copy of that rule (defaults for missing fields, which fields are present)
- * and no native code for a rare case (jit/emit_std_read.c, docs/jit.md). The
- * reference check, size, type, depth and budget of the body at `body` have been
- * made; these read its fields with `levels` struct levels left below it (0: a
- * struct in it is TOO_DEEP) and return the budget left, or -status on failure.
- * Verify fills *info (when not NULL) as fbe_interp_std_verify would; deserialize
- * takes the arena cursor by value and returns the new one, as native code does. */
-typedef struct fbe_native_read_ctx fbe_native_read_ctx;
-typedef struct fbe_native_read_result {
-    int64_t budget;   /* >= 0: the budget left; < 0: -status */
-    char *cursor;     /* the arena's bump pointer */
-} fbe_native_read_result;
-int64_t fbe_interp_std_verify_older(const uint8_t *data, uint64_t size, fbe_verify_info *info,
-                                    uint64_t body, uint32_t levels, uint64_t budget,
-                                    const interp_prog *prog);
-/* Native deserialize's check of a large array's elements before allocating it
- * (std_read.c precheck): `count` elements at `elems` of the collection node
- * reached from field `field` of `prog` by `path` (after its leading 1 bit, from
- * the lowest: 0 the element, 1 the key), in a body with `levels` struct levels
- * left. Returns the budget left, or -status. */
-int64_t fbe_interp_std_precheck(const uint8_t *data, uint64_t size, uint64_t elems, uint32_t count,
-                                uint64_t base, uint32_t levels, uint64_t budget,
-                                const interp_prog *prog, uint32_t field, uint32_t path);
-fbe_native_read_result fbe_interp_std_read_older(const uint8_t *data, uint64_t size,
-                                                 fbe_native_read_ctx *ctx, uint64_t body,
-                                                 uint32_t levels, void *host, uint64_t budget,
-                                                 char *cursor, const interp_prog *prog);
-
 #endif
