@@ -43,9 +43,11 @@
  *     header with one store, then writes sequentially with no checks;
  *   - deserialize takes fbe_arena_alloc's bump-pointer path inline (the call only
  *     when the chunk is full); strings of up to 16 bytes are copied inline.
- * Errors: verify reports through fbe_jit_verify_fail with the struct and field
- * as constants; deserialize zeroes the failing field and every later one (the
- * interpreter's d_fields), so the host value stays safe. */
+ * Errors (AOT objects): verify reports through fbe_jit_verify_fail with the
+ * struct and field as constants; deserialize zeroes the failing field and every
+ * later one (the interpreter's d_fields), so the host value stays safe. In
+ * process a failure only returns, and the entry point hands the frame to the
+ * interpreter (fin.bail). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>

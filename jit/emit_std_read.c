@@ -36,7 +36,10 @@
  * fbe_jit_verify_fail with the struct and field being read as constants, which
  * is what the interpreter's locate() ends up with: the innermost struct on the
  * path claims the error) and continues at a cleanup block that leaves the host
- * value safe the way the interpreter does. */
+ * value safe the way the interpreter does. That is AOT objects' way; in process
+ * (jit_emit.older_to_interp) every failure, older writer's body and large
+ * array's precheck only returns, and the entry point hands the frame to the
+ * interpreter (bail, below). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -556,7 +559,8 @@ static void older_guard(rd *r, const fbe_ir_struct *st, LLVMValueRef body, LLVMB
  * level below r->depth (root: level 1, never too deep, and its body always fits
  * the fresh budget), then the body's fields: a complete body through T's own
  * function (inlined when small), a shorter one (older writer) through T's older
- * function or the interpreter, out of line. The fast test is that every check
+ * function (AOT) or, bailing, the interpreter's reading of the whole frame
+ * (in process). The fast test is that every check
  * passes (small structs: and the body is complete); anything else goes to
  * ref_rare. Reference failures go to ref_fail, field failures to body_fail.
  * BODY_READ decodes into host; BODY_READ_ALLOC allocates the host struct once
@@ -604,9 +608,9 @@ static void struct_body(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMVal
             jit_store(e, target, host, 0);
         }
         bool old = split && k;
-        /* deserialize keeps its call of the interpreter's body reader: sending
-         * the root's older writers to the entry cost the README account's
-         * deserialize 7 instructions (register allocation) */
+        /* verify's older root goes to the entry's delegate (the call's own
+         * arguments): `fbec verify` compiled 1.8 M instructions more through
+         * the bail block */
         if (old && root && r->delegate && mode == BODY_VERIFY) {
             LLVMBuildBr(e->b, r->delegate);
             continue;
