@@ -216,16 +216,14 @@ LLVMBasicBlockRef jit_verify_bail_block(jit_emit *e, fbe_model model, const fbe_
 }
 
 LLVMBasicBlockRef jit_read_bail_block(jit_emit *e, fbe_model model, LLVMValueRef arena,
-                                      LLVMValueRef ptr)
+                                      LLVMValueRef budget, LLVMValueRef ptr)
 {
-    LLVMValueRef head = jit_load(e, e->ptr, arena, offsetof(fbe_arena, head));
-    LLVMValueRef chunk = jit_load(e, e->i64, arena, offsetof(fbe_arena, chunk_size));
     LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b), bb = jit_block(e, "bail");
     jit_position(e, bb);
-    LLVMTypeRef params[] = {e->ptr, e->ptr, e->ptr, e->i64};
-    LLVMTypeRef type = LLVMFunctionType(e->void_t, params, 4, 0);
-    LLVMValueRef args[] = {arena, head, ptr, chunk};
-    LLVMBuildCall2(e->b, type, jit_runtime_fn(e, "fbe_native_arena_rewind", type), args, 4, "");
+    LLVMTypeRef params[] = {e->ptr, e->ptr, e->ptr};
+    LLVMTypeRef type = LLVMFunctionType(e->void_t, params, 3, 0);
+    LLVMValueRef args[] = {arena, budget, ptr};
+    LLVMBuildCall2(e->b, type, jit_runtime_fn(e, "fbe_native_arena_rewind", type), args, 3, "");
     LLVMValueRef own[6];
     LLVMGetParams(e->fn, own);
     ret_interp_entry(e, model, FBE_OP_DESERIALIZE, own, true);

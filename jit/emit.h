@@ -142,14 +142,14 @@ LLVMBasicBlockRef jit_verify_bail_block(jit_emit *e, fbe_model model, const fbe_
 
 /* In-process deserialize only: where a failure found in the root body goes
  * when the read functions bail (zero nothing, compute no status: any negative
- * result). Emitted at the builder's position (the entry, before the body):
- * loads of the arena's head and chunk size, which with `ptr` (arena->ptr as the
- * entry read it) mark where the call found the arena. The block returns the
- * arena there (fbe_native_arena_rewind) and hands the call, its arguments as
+ * result). `ptr` is arena->ptr as the entry read it; the call's decode budget
+ * (`budget`, fbe/arena.h) records the rest of where the call found the arena
+ * when it first needs a chunk. The block returns the arena there
+ * (fbe_native_arena_rewind) and hands the call, its arguments as
  * they came, to the interpreter's deserialize, whose result is the answer: the
  * value, consumed and the arena end as a lone interpreter call leaves them. */
 LLVMBasicBlockRef jit_read_bail_block(jit_emit *e, fbe_model model, LLVMValueRef arena,
-                                      LLVMValueRef ptr);
+                                      LLVMValueRef budget, LLVMValueRef ptr);
 
 /* A stack slot in the entry block (promoted to SSA by the optimizer). */
 LLVMValueRef jit_alloca(jit_emit *e, LLVMTypeRef t, const char *name);

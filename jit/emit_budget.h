@@ -5,7 +5,8 @@
 
 #include "emit.h"
 
-/* The LLVM type of fbe_decode_budget (three size_t: the JIT targets 64 bits). */
+/* The LLVM type of fbe_decode_budget (three size_t, a pointer, a size_t: the JIT
+ * targets 64 bits). */
 LLVMTypeRef jit_decode_budget_t(jit_emit *e);
 
 /* fbe_decode_status(status, budget) inline: the status a deserialize entry returns. */

@@ -1632,7 +1632,7 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
         /* bailing, the interpreter's deserialize answers a failure, on the
          * arena as the call found it */
         LLVMBasicBlockRef bail =
-            F->bail ? jit_read_bail_block(e, FBE_FINAL, arena,
+            F->bail ? jit_read_bail_block(e, FBE_FINAL, arena, memory,
                                           jit_load(e, e->ptr, arena, offsetof(fbe_arena, ptr)))
                     : NULL;
         LLVMValueRef args[] = {data, end, ctx, jit_i64(e, 8), value, left};

@@ -1576,7 +1576,7 @@ static void define_read_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *f)
      * the interpreter's deserialize answers on the arena as the call found it */
     LLVMBasicBlockRef failed;
     if (r->bail) {
-        failed = jit_read_bail_block(e, FBE_STANDARD, arena, aptr);
+        failed = jit_read_bail_block(e, FBE_STANDARD, arena, ctx_gep(r, CTX_MEMORY), aptr);
     } else {
         failed = at_block(r, "failed", &saved);
         jit_store(e, local_load(r, r->aptr, e->ptr), arena, offsetof(fbe_arena, ptr));
@@ -1686,9 +1686,10 @@ static void mark_noalias(jit_emit *e, LLVMValueRef fn, unsigned param)
 
 LLVMTypeRef jit_decode_budget_t(jit_emit *e)
 {
-    _Static_assert(sizeof(fbe_decode_budget) == 3 * sizeof(uint64_t), "three i64");
-    LLVMTypeRef fields[] = {e->i64, e->i64, e->i64};
-    return LLVMStructTypeInContext(e->ctx, fields, 3, 0);
+    _Static_assert(sizeof(fbe_decode_budget) == 5 * sizeof(uint64_t), "five i64");
+    _Static_assert(offsetof(fbe_decode_budget, mark_head) == 3 * sizeof(uint64_t), "a pointer");
+    LLVMTypeRef fields[] = {e->i64, e->i64, e->i64, e->ptr, e->i64};
+    return LLVMStructTypeInContext(e->ctx, fields, 5, 0);
 }
 
 LLVMValueRef jit_decode_status(jit_emit *e, LLVMValueRef status, LLVMValueRef budget)

@@ -115,6 +115,8 @@ void *fbe_decode_alloc(fbe_arena *arena, size_t size, fbe_decode_budget *budget)
     if (budget->cap == FBE_DECODE_SPENT)
         return NULL;
     if (budget->cap == 0) {
+        budget->mark_head = arena->head;
+        budget->mark_chunk_size = arena->chunk_size;
         size_t allowed = budget->max_memory;
         if (allowed == 0)
             allowed = fbe_decode_memory_default(budget->input);
@@ -128,8 +130,12 @@ void *fbe_decode_alloc(fbe_arena *arena, size_t size, fbe_decode_budget *budget)
     return p;
 }
 
-void fbe_native_arena_rewind(fbe_arena *arena, void *head, char *ptr, size_t chunk_size)
+void fbe_native_arena_rewind(fbe_arena *arena, const fbe_decode_budget *budget, char *ptr)
 {
+    arena->ptr = ptr;
+    if (budget->cap == 0) /* the call added no chunk */
+        return;
+    fbe_arena_chunk *head = budget->mark_head;
     while (arena->head && arena->head != head) {
         fbe_arena_chunk *c = arena->head;
         arena->head = c->next;
@@ -137,9 +143,8 @@ void fbe_native_arena_rewind(fbe_arena *arena, void *head, char *ptr, size_t chu
         arena->alloc(arena->alloc_ctx, c, 0);
     }
     fbe_arena_chunk *h = arena->head;
-    arena->ptr = ptr;
     arena->end = h ? h->data + h->size : NULL;
-    arena->chunk_size = chunk_size;
+    arena->chunk_size = budget->mark_chunk_size;
 }
 
 void *fbe_arena_zalloc(fbe_arena *arena, size_t size)

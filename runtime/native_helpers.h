@@ -76,10 +76,12 @@ int64_t fbe_native_final_depth(fbe_verify_info *info, const uint8_t *data, uint6
                                uint64_t left, const fbe_ir_struct *st);
 
 /* An in-process native deserialize that failed returns the arena to where the
- * call found it (head, ptr and chunk_size as it read them: chunks added since
- * are freed, total and end follow), so that the interpreter's deserialize,
- * which it then calls on the same frame to find the failure, runs on the arena
- * a lone interpreter call would have had (docs/jit.md, "failing deserializes"). */
-void fbe_native_arena_rewind(fbe_arena *arena, void *head, char *ptr, size_t chunk_size);
+ * call found it: ptr as the call read it, and when the call added chunks
+ * (budget->cap is set) the head chunk and chunk_size its budget recorded then
+ * (chunks added since are freed, total and end follow), so that the
+ * interpreter's deserialize, which it then calls on the same frame to find the
+ * failure, runs on the arena a lone interpreter call would have had
+ * (docs/jit.md, "A failing deserialize is the interpreter's"). */
+void fbe_native_arena_rewind(fbe_arena *arena, const fbe_decode_budget *budget, char *ptr);
 
 #endif

@@ -34,8 +34,10 @@ extern "C" {
 
 /* Bumped whenever fbe_aot_image, fbe_aot_type, the IR structs or the entry points'
  * signatures change, or the runtime helpers' meaning (3: fbe_verify_fn takes the
- * decode options; 4: fbe_jit_verify_fail reports type->fields[field->index]). */
-#define FBE_AOT_ABI_VERSION 4u
+ * decode options; 4: fbe_jit_verify_fail reports type->fields[field->index];
+ * 5: fbe_decode_budget, which native deserialize code holds, records where the
+ * arena was). */
+#define FBE_AOT_ABI_VERSION 5u
 
 /* One struct type of an image: its IR (inside the image) and the native entry
  * points. A NULL entry point was not lowered natively when the object was

@@ -64,15 +64,22 @@ static inline size_t fbe_decode_memory_default(size_t input)
     return scaled + FBE_DECODE_MEMORY_BASE;
 }
 
-/* One call's budget, kept by the decoder (generated code included): zero it, set
- * input and max_memory at the start of the call, and take every allocation's slow
- * path (the arena's current chunk is full) through fbe_decode_alloc. */
+/* One call's budget, kept by the decoder (generated code included): zero it (or
+ * at least cap: the marks are written before they are read), set input and
+ * max_memory at the start of the call, and take every allocation's slow path
+ * (the arena's current chunk is full) through fbe_decode_alloc. */
 typedef struct fbe_decode_budget {
     size_t cap;        /* 0 until the call first needs a chunk; then the most
                         * arena->total may reach; FBE_DECODE_SPENT once exceeded */
     size_t max_memory; /* bytes the call may add; 0: the default for input;
                         * SIZE_MAX: no budget */
     size_t input;      /* the size of what is decoded: the frame, the JSON text */
+    /* set by fbe_decode_alloc when it fixes cap: the arena's head chunk and
+     * chunk_size as the call found them (no chunk is added before), so that a
+     * decoder can give back what the call added (native code that hands a
+     * failing frame to the interpreter: docs/jit.md) */
+    void *mark_head;
+    size_t mark_chunk_size;
 } fbe_decode_budget;
 
 #define FBE_DECODE_SPENT SIZE_MAX
