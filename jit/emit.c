@@ -231,6 +231,13 @@ LLVMBasicBlockRef jit_read_bail_block(jit_emit *e, fbe_model model, LLVMValueRef
     return bb;
 }
 
+void jit_goto_if(jit_emit *e, LLVMValueRef cond, LLVMBasicBlockRef bb)
+{
+    LLVMBasicBlockRef cont = jit_block(e, "ok");
+    LLVMBuildCondBr(e->b, jit_unlikely(e, cond), bb, cont);
+    jit_position(e, cont);
+}
+
 void jit_position(jit_emit *e, LLVMBasicBlockRef bb)
 {
     LLVMPositionBuilderAtEnd(e->b, bb);

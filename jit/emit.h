@@ -116,6 +116,8 @@ bool jit_link_bitcode(jit_emit *e, const unsigned char *bc, size_t size);
 LLVMValueRef jit_runtime_fn(jit_emit *e, const char *name, LLVMTypeRef type);
 LLVMBasicBlockRef jit_block(jit_emit *e, const char *name);
 void jit_position(jit_emit *e, LLVMBasicBlockRef bb);
+/* if (cond) goto bb, marked unlikely; the builder goes on in a new block. */
+void jit_goto_if(jit_emit *e, LLVMValueRef cond, LLVMBasicBlockRef bb);
 /* In-process code only (older_to_interp): a block of the entry point being
  * emitted (model, op: verify or deserialize) that hands the whole call, its
  * arguments as they came, to the interpreter's entry point and returns its

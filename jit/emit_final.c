@@ -1351,13 +1351,10 @@ static void ret_status_if(jit_emit *e, LLVMValueRef cond, LLVMValueRef status)
 /* if (cond): the interpreter's entry (delegate), or return status. */
 static void bad_if(jit_emit *e, LLVMValueRef cond, LLVMBasicBlockRef delegate, fbe_status status)
 {
-    if (!delegate) {
+    if (delegate)
+        jit_goto_if(e, cond, delegate);
+    else
         ret_status_if(e, cond, jit_i32(e, status));
-        return;
-    }
-    LLVMBasicBlockRef cont = jit_block(e, "ok");
-    LLVMBuildCondBr(e->b, jit_unlikely(e, cond), delegate, cont);
-    jit_position(e, cont);
 }
 
 static void define_entry_serialize(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)
@@ -1530,10 +1527,7 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
                                jit_host_ptr(e, st)};
         q = call(e, f->final_verify, args, 6);
         if (bail) {
-            LLVMBasicBlockRef ok = jit_block(e, "verified");
-            LLVMBuildCondBr(e->b, jit_unlikely(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0))), bail,
-                            ok);
-            jit_position(e, ok);
+            jit_goto_if(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)), bail);
         } else {
             ret_status_if(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)),
                           LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, q, ""), e->i32, ""));
@@ -1561,16 +1555,15 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
                       LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, q, ""), e->i32, ""));
     }
     if (bail) {
-        cont = jit_block(e, "final_size_ok");
-        LLVMBuildCondBr(e->b, jit_unlikely(e, icmp(e, LLVMIntNE, q, end)), bail, cont);
+        jit_goto_if(e, icmp(e, LLVMIntNE, q, end), bail);
     } else {
         bad = branch_unlikely(e, icmp(e, LLVMIntNE, q, end), "final_size");
         cont = LLVMGetInsertBlock(e->b);
         jit_position(e, bad);
         report(e, info, jit_i32(e, FBE_FINAL_SIZE), q, st, NULL);
         LLVMBuildRet(e->b, jit_i32(e, FBE_FINAL_SIZE));
+        jit_position(e, cont);
     }
-    jit_position(e, cont);
     jit_if c;
     jit_if_begin(e, &c, LLVMBuildIsNotNull(e->b, info, ""));
     jit_store(e, jit_i32(e, FBE_OK), info, offsetof(fbe_verify_info, status));
@@ -1637,14 +1630,11 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
                     : NULL;
         LLVMValueRef args[] = {data, end, ctx, jit_i64(e, 8), value, left};
         q = call(e, f->final_read, args, 6);
-        LLVMBasicBlockRef bad = bail;
         LLVMValueRef failed = icmp(e, LLVMIntSLT, q, jit_i64(e, 0));
         if (bail) {
-            LLVMBasicBlockRef cont = jit_block(e, "read_ok");
-            LLVMBuildCondBr(e->b, jit_unlikely(e, failed), bail, cont);
-            jit_position(e, cont);
+            jit_goto_if(e, failed, bail);
         } else {
-            bad = branch_unlikely(e, failed, "bad");
+            LLVMBasicBlockRef bad = branch_unlikely(e, failed, "bad");
             LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
             jit_position(e, bad);
             LLVMValueRef status = LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, q, ""), e->i32, "");

@@ -446,14 +446,6 @@ static bool offset_fast(rd *r, LLVMValueRef off, LLVMValueRef base, uint64_t nee
     return true;
 }
 
-/* if (cond) goto rare (unlikely). */
-static void bail(rd *r, LLVMValueRef cond, LLVMBasicBlockRef rare)
-{
-    LLVMBasicBlockRef ok = jit_block(r->e, "ok");
-    LLVMBuildCondBr(r->e->b, jit_unlikely(r->e, cond), rare, ok);
-    jit_position(r->e, ok);
-}
-
 /* off, the offset of a block of at least `need` bytes at base + off, is in
  * [1, size - base - need]; branches to `rare` otherwise. */
 static void offset_test(rd *r, LLVMValueRef off, LLVMValueRef base, uint64_t need,
@@ -461,8 +453,8 @@ static void offset_test(rd *r, LLVMValueRef off, LLVMValueRef base, uint64_t nee
 {
     if (offset_fast(r, off, base, need, rare))
         return;
-    bail(r, is_zero(r, off), rare);
-    bail(r, ugt(r, add_c(r, add(r, base, off), need), r->size), rare);
+    jit_goto_if(r->e, is_zero(r, off), rare);
+    jit_goto_if(r->e, ugt(r, add_c(r, add(r, base, off), need), r->size), rare);
 }
 
 /* The rare block of a reference whose checks did not all pass: which one failed,
@@ -477,7 +469,10 @@ static void ref_rare(rd *r, LLVMBasicBlockRef rare, unsigned kind, uint32_t arg,
     jit_emit *e = r->e;
     LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b);
     jit_position(e, rare);
-    if (r->bail) { /* any status: the interpreter finds the real one */
+    if (r->bail) {
+        /* any status: the interpreter finds the real one. The store is dead,
+         * but a plain branch to fail instead made the README account's
+         * standard verify 272 instructions, not 260 (block layout) */
         fail_with(r, FBE_BAD_OFFSET, pos, fail);
         jit_position(e, saved);
         return;
@@ -541,18 +536,19 @@ enum { BODY_VERIFY, BODY_READ, BODY_READ_ALLOC };
 /* The bodies a struct function (or chunk) is defined for: complete ones only;
  * any length, each field checked against the body's size (older writers, AOT);
  * any length, a shorter one bailing at the start (older_guard, in process). */
-typedef enum { BODIES_COMPLETE, BODIES_GUARDED, BODIES_TO_INTERP } bodies;
+typedef enum { BODIES_COMPLETE, BODIES_GUARDED, BODIES_BAILING } bodies;
 
 static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, LLVMBasicBlockRef fail);
 
-/* The start of a BODIES_TO_INTERP function: a body shorter than the schema's
+/* The start of a BODIES_BAILING function: a body shorter than the schema's
  * (an older writer) bails to fail (the interpreter then takes the whole
  * frame); the builder is left on the complete bodies' path, with no check per
  * field. */
 static void older_guard(rd *r, const fbe_ir_struct *st, LLVMValueRef body, LLVMBasicBlockRef fail)
 {
-    bail(r, LLVMBuildICmp(r->e->b, LLVMIntULT, ld32(r, body), jit_i64(r->e, st->std_body_size), ""),
-         fail);
+    jit_goto_if(r->e,
+                LLVMBuildICmp(r->e->b, LLVMIntULT, ld32(r, body), jit_i64(r->e, st->std_body_size), ""),
+                fail);
 }
 
 /* chk_struct for the reference at pos (frame base `base`) to a body of type T one
@@ -593,13 +589,13 @@ static void struct_body(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMVal
         jit_position(e, k ? older : complete);
         /* s < 8 || b + s > size (the complete path has s >= body size >= 8) */
         if (k)
-            bail(r, LLVMBuildICmp(e->b, LLVMIntULT, s, jit_i64(e, 8), ""), rare);
-        bail(r, ugt(r, add(r, b, s), r->size), rare);
+            jit_goto_if(r->e, LLVMBuildICmp(e->b, LLVMIntULT, s, jit_i64(e, 8), ""), rare);
+        jit_goto_if(r->e, ugt(r, add(r, b, s), r->size), rare);
         LLVMValueRef type = jit_load_at(e, e->i32, r->data, add_c(r, b, 4));
-        bail(r, LLVMBuildICmp(e->b, LLVMIntNE, type, jit_i32(e, T->type_number), ""), rare);
+        jit_goto_if(r->e, LLVMBuildICmp(e->b, LLVMIntNE, type, jit_i32(e, T->type_number), ""), rare);
         if (!root) { /* the root's body fits the fresh budget (s <= size == budget) */
-            bail(r, is_zero(r, r->depth), rare);
-            bail(r, ugt(r, s, budget), rare);
+            jit_goto_if(r->e, is_zero(r, r->depth), rare);
+            jit_goto_if(r->e, ugt(r, s, budget), rare);
         }
         local_store(r, r->budget, LLVMBuildNUWSub(e->b, budget, s, ""));
         LLVMValueRef target = mode == BODY_VERIFY ? NULL : host;
@@ -646,7 +642,7 @@ static LLVMValueRef optional_slot(rd *r, uint32_t inl, LLVMValueRef pos, LLVMVal
     LLVMValueRef budget = local_load(r, r->budget, e->i64);
     LLVMValueRef off = ld32(r, add_c(r, pos, 1));
     offset_test(r, off, base, inl, rare);
-    bail(r, ugt(r, jit_i64(e, inl), budget), rare);
+    jit_goto_if(r->e, ugt(r, jit_i64(e, inl), budget), rare);
     local_store(r, r->budget, LLVMBuildNUWSub(e->b, budget, jit_i64(e, inl), ""));
     ref_rare(r, rare, FBE_NATIVE_REF_OPTIONAL, inl, pos, base, false, fail);
     return add(r, base, off);
@@ -668,8 +664,8 @@ static LLVMValueRef block_ref(rd *r, uint32_t es, LLVMValueRef pos, LLVMValueRef
     LLVMValueRef n = ld32(r, blk);
     LLVMValueRef bytes = es > 1 ? mul_c(r, n, es) : n;
     LLVMValueRef charged = add_c(r, bytes, 4);
-    bail(r, ugt(r, add(r, blk, bytes), size_minus(r, 4)), rare);
-    bail(r, ugt(r, charged, budget), rare);
+    jit_goto_if(r->e, ugt(r, add(r, blk, bytes), size_minus(r, 4)), rare);
+    jit_goto_if(r->e, ugt(r, charged, budget), rare);
     local_store(r, r->budget, LLVMBuildNUWSub(e->b, budget, charged, ""));
     LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b);
     jit_position(e, zero_or_bad);
@@ -857,7 +853,7 @@ static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodie
     ret_ok(r);
     back(r, saved);
 
-    if (kind == BODIES_TO_INTERP)
+    if (kind == BODIES_BAILING)
         older_guard(r, st, body, r->ret_bb);
     if (base_checked)
         verify_inherited(r, base, fn);
@@ -965,7 +961,7 @@ static void precheck(rd *r, const fbe_ir_type *t, LLVMValueRef elems, LLVMValueR
         e->b, ugt(r, bytes, jit_i64(e, 4096)),
         ugt(r, LLVMBuildLShr(e->b, bytes, jit_i64(e, 2), ""), budget), "");
     if (r->bail) { /* the interpreter's deserialize makes the check */
-        bail(r, big, fail);
+        jit_goto_if(r->e, big, fail);
         return;
     }
     jit_if c;
@@ -1221,7 +1217,7 @@ static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodies 
     }
     r->body = body;
     r->room = LLVMBuildSub(e->b, r->size, body, "");
-    if (kind == BODIES_TO_INTERP) {
+    if (kind == BODIES_BAILING) {
         LLVMBasicBlockRef saved, failed = at_block(r, "older.failed", &saved);
         ret_failed(r);
         back(r, saved);
@@ -1568,16 +1564,17 @@ static void define_read_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *f)
     LLVMValueRef aptr = jit_load(e, e->ptr, arena, offsetof(fbe_arena, ptr));
     local_store(r, r->aptr, aptr);
 
-    LLVMBasicBlockRef fail = at_block(r, "fail", &saved);
-    store_zero(r, value, st->host_size);
-    LLVMBuildRet(e->b, local_load(r, r->status, e->i32));
-    back(r, saved);
-    /* a failure in the fields: what was allocated stays allocated; bailing,
-     * the interpreter's deserialize answers on the arena as the call found it */
-    LLVMBasicBlockRef failed;
+    /* bailing, the interpreter's deserialize answers any failure, on the arena
+     * as the call found it (the frame's and the root's go to r->delegate) */
+    LLVMBasicBlockRef fail, failed;
     if (r->bail) {
-        failed = jit_read_bail_block(e, FBE_STANDARD, arena, ctx_gep(r, CTX_MEMORY), aptr);
+        fail = failed = jit_read_bail_block(e, FBE_STANDARD, arena, ctx_gep(r, CTX_MEMORY), aptr);
     } else {
+        fail = at_block(r, "fail", &saved);
+        store_zero(r, value, st->host_size);
+        LLVMBuildRet(e->b, local_load(r, r->status, e->i32));
+        back(r, saved);
+        /* a failure in the fields: what was allocated stays allocated */
         failed = at_block(r, "failed", &saved);
         jit_store(e, local_load(r, r->aptr, e->ptr), arena, offsetof(fbe_arena, ptr));
         LLVMBuildRet(e->b, jit_decode_status(e, local_load(r, r->status, e->i32), ctx_gep(r, CTX_MEMORY)));
@@ -1814,7 +1811,7 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
         size_t own = base ? st->own_field_start : 0;
         /* one function takes complete and shorter bodies: the latter go to
          * the interpreter when in process, else each field is guarded */
-        bodies any = r.may_bail ? BODIES_TO_INTERP : BODIES_GUARDED;
+        bodies any = r.may_bail ? BODIES_BAILING : BODIES_GUARDED;
         if (r.native_verify) {
             if (r.inl[i]) {
                 define_verify(&r, st, f->std_verify, BODIES_COMPLETE, 0, all, NULL);

@@ -130,6 +130,13 @@ void *fbe_decode_alloc(fbe_arena *arena, size_t size, fbe_decode_budget *budget)
     return p;
 }
 
+/* Gives chunk c back to the allocator, arena->total following. */
+static void free_chunk(fbe_arena *arena, fbe_arena_chunk *c)
+{
+    arena->total -= sizeof(fbe_arena_chunk) + c->size;
+    arena->alloc(arena->alloc_ctx, c, 0);
+}
+
 void fbe_native_arena_rewind(fbe_arena *arena, const fbe_decode_budget *budget, char *ptr)
 {
     arena->ptr = ptr;
@@ -139,8 +146,7 @@ void fbe_native_arena_rewind(fbe_arena *arena, const fbe_decode_budget *budget, 
     while (arena->head && arena->head != head) {
         fbe_arena_chunk *c = arena->head;
         arena->head = c->next;
-        arena->total -= sizeof(fbe_arena_chunk) + c->size;
-        arena->alloc(arena->alloc_ctx, c, 0);
+        free_chunk(arena, c);
     }
     fbe_arena_chunk *h = arena->head;
     arena->end = h ? h->data + h->size : NULL;
@@ -211,10 +217,8 @@ void fbe_arena_reset(fbe_arena *arena)
     fbe_arena_chunk *c = arena->head;
     while (c) {
         fbe_arena_chunk *next = c->next;
-        if (c != keep) {
-            arena->total -= sizeof(fbe_arena_chunk) + c->size;
-            arena->alloc(arena->alloc_ctx, c, 0);
-        }
+        if (c != keep)
+            free_chunk(arena, c);
         c = next;
     }
     if (keep)
