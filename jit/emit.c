@@ -38,18 +38,6 @@ bool jit_emit_init(jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod, const fbe
     LLVMTypeRef reserve[] = {e->ptr, e->i64};
     e->fn_buffer_reserve_t = LLVMFunctionType(e->i32, reserve, 2, 0);
     e->fn_buffer_reserve = LLVMAddFunction(mod, "fbe_buffer_reserve", e->fn_buffer_reserve_t);
-    LLVMTypeRef alloc[] = {e->ptr, e->i64};
-    e->fn_arena_alloc_t = LLVMFunctionType(e->ptr, alloc, 2, 0);
-    e->fn_arena_alloc = LLVMAddFunction(mod, "fbe_arena_alloc", e->fn_arena_alloc_t);
-    LLVMTypeRef init[] = {e->ptr, e->ptr};
-    e->fn_init_field_t = LLVMFunctionType(e->void_t, init, 2, 0);
-    e->fn_init_field = LLVMAddFunction(mod, "fbe_init_field", e->fn_init_field_t);
-    LLVMTypeRef fail[] = {e->ptr, e->i32, e->i64, e->ptr, e->ptr};
-    e->fn_verify_fail_t = LLVMFunctionType(e->void_t, fail, 5, 0);
-    e->fn_verify_fail = LLVMAddFunction(mod, "fbe_jit_verify_fail", e->fn_verify_fail_t);
-    /* Error reporting is the cold path. */
-    LLVMAddAttributeAtIndex(e->fn_verify_fail, LLVMAttributeFunctionIndex,
-                            LLVMCreateEnumAttribute(ctx, LLVMGetEnumAttributeKindForName("cold", 4), 0));
 
     LLVMTypeRef mc[] = {e->ptr, e->ptr, e->i64};
     e->fn_memcpy = intrinsic(e, "llvm.memcpy", mc, 3, &e->fn_memcpy_t);
@@ -176,6 +164,8 @@ static void ret_interp_entry(jit_emit *e, fbe_model model, fbe_op op, LLVMValueR
     LLVMTypeRef type = LLVMGlobalGetValueType(e->fn);
     LLVMValueRef callee = jit_runtime_fn(e, names[model][op == FBE_OP_DESERIALIZE], type);
     LLVMValueRef call = LLVMBuildCall2(e->b, type, callee, args, LLVMCountParams(e->fn), "");
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                             LLVMCreateEnumAttribute(e->ctx, LLVMGetEnumAttributeKindForName("cold", 4), 0));
     if (musttail)
         LLVMSetTailCallKind(call, LLVMTailCallKindMustTail);
     LLVMBuildRet(e->b, call);
@@ -183,7 +173,7 @@ static void ret_interp_entry(jit_emit *e, fbe_model model, fbe_op op, LLVMValueR
 
 LLVMBasicBlockRef jit_delegate_block(jit_emit *e, fbe_model model, fbe_op op)
 {
-    if (!e->older_to_interp || (op != FBE_OP_VERIFY && op != FBE_OP_DESERIALIZE))
+    if (op != FBE_OP_VERIFY && op != FBE_OP_DESERIALIZE)
         return NULL;
     LLVMValueRef args[6]; /* deserialize's; verify has 5 */
     LLVMGetParams(e->fn, args);
@@ -208,8 +198,10 @@ LLVMBasicBlockRef jit_verify_bail_block(jit_emit *e, fbe_model model, const fbe_
         jit_memset(e, opts, 0, jit_i64(e, sizeof(fbe_decode_options)));
         jit_store(e, max_depth, opts, offsetof(fbe_decode_options, max_depth));
     }
-    LLVMValueRef args[] = {jit_host_ptr(e, &e->codec->types[jit_struct_index(e, st)]), data,
-                           frame_size, info, opts};
+    /* an AOT object's codec and its types are made at run time: the entry's own */
+    LLVMValueRef type = e->export_names ? LLVMGetParam(e->fn, 0)
+                                        : jit_host_ptr(e, &e->codec->types[jit_struct_index(e, st)]);
+    LLVMValueRef args[] = {type, data, frame_size, info, opts};
     ret_interp_entry(e, model, FBE_OP_VERIFY, args, false);
     jit_position(e, saved);
     return bb;

@@ -46,12 +46,6 @@ typedef struct jit_emit {
     /* Runtime functions the generated code calls (see jit/helpers.c). */
     LLVMValueRef fn_buffer_reserve; /* i32 (ptr buffer, i64 extra) */
     LLVMTypeRef fn_buffer_reserve_t;
-    LLVMValueRef fn_arena_alloc;    /* ptr (ptr arena, i64 size) */
-    LLVMTypeRef fn_arena_alloc_t;
-    LLVMValueRef fn_init_field;     /* void (ptr field_ir, ptr field_ptr) */
-    LLVMTypeRef fn_init_field_t;
-    LLVMValueRef fn_verify_fail;    /* void (ptr info, i32 status, i64 offset, ptr st, ptr field) */
-    LLVMTypeRef fn_verify_fail_t;
     LLVMValueRef fn_memcpy;         /* llvm.memcpy.p0.p0.i64 */
     LLVMTypeRef fn_memcpy_t;
     LLVMValueRef fn_memset;         /* llvm.memset.p0.i64 */
@@ -81,11 +75,6 @@ typedef struct jit_emit {
     char name_clash[FBE_IR_MAX_SYMBOL + 32];
     void *host_ptr_ctx;
     const void *host_ptr_missing;
-    /* In-process code only: bodies an older writer made shorter are read by the
-     * codec's interpreter program of the struct (codec->types[i].impl), whose
-     * address jit_host_ptr() gives; AOT objects, which have no interpreter,
-     * keep native paths for them (jit/emit_std_read.c). */
-    bool older_to_interp;
     /* An allocation of the lowering failed: the functions are still well
      * formed (unchunked, or returning NOMEM), and the module is refused. */
     bool out_of_memory;
@@ -118,23 +107,23 @@ LLVMBasicBlockRef jit_block(jit_emit *e, const char *name);
 void jit_position(jit_emit *e, LLVMBasicBlockRef bb);
 /* if (cond) goto bb, marked unlikely; the builder goes on in a new block. */
 void jit_goto_if(jit_emit *e, LLVMValueRef cond, LLVMBasicBlockRef bb);
-/* In-process code only (older_to_interp): a block of the entry point being
- * emitted (model, op: verify or deserialize) that hands the whole call, its
- * arguments as they came, to the interpreter's entry point and returns its
- * result, which is the answer by definition. The entry's fast path tests what
+/* A block of the entry point being emitted (model, op: verify or deserialize;
+ * NULL for the others) that hands the whole call, its arguments as they came,
+ * to the interpreter's entry point and returns its result, which is the answer
+ * by definition (the codec's interpreter in process, the image's in an AOT
+ * object: the type's program either way). The entry's fast path tests what
  * a valid frame of a current writer satisfies; what fails before the first
  * host byte is written or failure is reported (bad arguments, the frame's
  * checks, the root's reference, a call's depth limit the code cannot stand
  * for) goes there, so the entry points carry no code of their own for it
- * (docs/jit.md, "What the lowering specialises"). NULL in AOT objects (no
- * interpreter): they keep their own paths. */
+ * (docs/jit.md, "What the lowering specialises"). */
 LLVMBasicBlockRef jit_delegate_block(jit_emit *e, fbe_model model, fbe_op op);
-/* In-process verify only: where a failure found in the root body goes when the
- * verify functions bail (report nothing, compute no status: any negative
- * result), a block calling the interpreter's verify of the same frame, which
- * finds and reports it. Its arguments are rebuilt from what the body keeps live
- * anyway, so that none of the call's own has to survive the body in a
- * register: the type is st's, the size the frame's (`frame_size`: its header
+/* Verify: where a failure found in the root body goes (the verify functions
+ * report nothing and compute no status: any negative result), a block calling
+ * the interpreter's verify of the same frame, which finds and reports it. Its
+ * arguments are rebuilt from what the body keeps live anyway, so that none of
+ * the call's own has to survive the body in a register: the type is st's (in
+ * process; an AOT object's codec types exist only at run time: the call's), the size the frame's (`frame_size`: its header
  * passed, the interpreter's checks stay within it), the options a copy holding
  * the depth limit in force, `max_depth` (i32; verify reads nothing else), or
  * none when max_depth is NULL: where the codec's limit gives the same result. */
@@ -142,9 +131,8 @@ LLVMBasicBlockRef jit_verify_bail_block(jit_emit *e, fbe_model model, const fbe_
                                         LLVMValueRef data, LLVMValueRef frame_size,
                                         LLVMValueRef info, LLVMValueRef max_depth);
 
-/* In-process deserialize only: where a failure found in the root body goes
- * when the read functions bail (zero nothing, compute no status: any negative
- * result). `ptr` is arena->ptr as the entry read it; the call's decode budget
+/* Deserialize: where a failure found in the root body goes (the read
+ * functions zero nothing and compute no status: any negative result). `ptr` is arena->ptr as the entry read it; the call's decode budget
  * (`budget`, fbe/arena.h) records the rest of where the call found the arena
  * when it first needs a chunk. The block returns the arena there
  * (fbe_native_arena_rewind) and hands the call, its arguments as

@@ -9,7 +9,4 @@
  * targets 64 bits). */
 LLVMTypeRef jit_decode_budget_t(jit_emit *e);
 
-/* fbe_decode_status(status, budget) inline: the status a deserialize entry returns. */
-LLVMValueRef jit_decode_status(jit_emit *e, LLVMValueRef status, LLVMValueRef budget);
-
 #endif

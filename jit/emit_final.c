@@ -1,53 +1,44 @@
 /* Final model: size, serialize, verify and deserialize, lowered per struct.
- * Mirrors runtime/interp/final.c (the semantic reference): the same sizes
- * (including its saturation at 2^40), the same checks in the same order with the
- * same statuses, error positions and (struct, field) attribution, the same depth
- * limit, the same arena allocations in the same order, the same host state on
- * failure. Every size, offset and type number is a constant taken from the IR;
- * the smallest encoding of a struct (count checks) is the interpreter program's.
+ * Mirrors runtime/interp/final.c (the semantic reference) on valid frames: the
+ * same sizes (including its saturation at 2^40), the same checks, the same
+ * depth limit, the same arena allocations in the same order. Every size, offset
+ * and type number is a constant taken from the IR; the smallest encoding of a
+ * struct (count checks) is the interpreter program's.
  *
  * Functions per struct S:
  *   final_size.S   i64 (ptr value)                       bytes of the fields,
  *                  not saturated (size_struct saturates)
  *   final_write.S  ptr (ptr w, ptr value) -> w past the fields
- *   final_verify.S i64 (ptr data, i64 end, ptr info, i64 pos, i64 left, ptr rep)
+ *   final_verify.S i64 (ptr data, i64 end, ptr info, i64 pos, i64 left)
  *   final_read.S   i64 (ptr data, i64 end, ptr options, i64 pos, ptr dst, i64 left)
  *   final_copy.S   void (ptr src, ptr dst)               fixed S, deserialize
- * `rep` is the struct failures are reported against: S, or a struct derived
- * from S, whose inherited fields S's functions walk (jit_inherited). Large
- * structs are lowered as trees of functions of the same signatures, each for a
- * range of fields (emit.h: jit_chunks).
- * verify and read return the position after S's fields, or -status. `pos` is
- * frame-relative (error positions are), `end` the frame size, `left` the number
- * of struct levels still allowed below S's own (max_depth - depth(S)).
+ * A derived struct's inherited fields are walked by its base's functions
+ * (jit_inherited). Large structs are lowered as trees of functions of the same
+ * signatures, each for a range of fields (emit.h: jit_chunks).
+ * verify and read return the position after S's fields, or -1. `pos` is
+ * frame-relative, `end` the frame size, `left` the number of struct levels
+ * still allowed below S's own (max_depth - depth(S)).
  *
  * The caller of verify/read has done S's entry checks (its level against the
- * depth limit; for a final_fixed S also its bounds and every nested level),
- * because a failure there belongs to the caller's field, exactly as the
- * interpreter's note_field() unwinding attributes it.
+ * depth limit; for a final_fixed S also its bounds and every nested level).
  *
  * Specialisations:
  *   - a run of fields that are fixed and hold no struct level (scalars and
  *     arrays of them: fbe_interp_final_plain) and the header of the next field
- *     (string length, count, optional flag) are bounds-checked once; if that
- *     fails, the runtime's copy of the rule (fbe_native_final_run_verify /
- *     _read, static_c.h sc_frun_short, what `fbec c` calls too) finds the
- *     field a one-by-one walk fails at, reports it or reads the fields before
- *     it and zeroes the rest;
+ *     (string length, count, optional flag) are bounds-checked once;
  *   - the struct levels inside a fixed value are depth-checked with one compare
- *     against their static height (cold path: fbe_native_final_depth, the
- *     static_c.h walk every backend uses, finds and reports the level);
+ *     against their static height;
  *   - counts are checked against the remaining bytes before anything is
  *     allocated or looped; runs of plain scalars are one memcpy;
  *   - serialize computes the size once, reserves once, writes the 8-byte frame
  *     header with one store, then writes sequentially with no checks;
  *   - deserialize takes fbe_arena_alloc's bump-pointer path inline (the call only
  *     when the chunk is full); strings of up to 16 bytes are copied inline.
- * Errors (AOT objects): verify reports through fbe_jit_verify_fail with the
- * struct and field as constants; deserialize zeroes the failing field and every
- * later one (the interpreter's d_fields), so the host value stays safe. In
- * process a failure only returns, and the entry point hands the frame to the
- * interpreter (fin.bail). */
+ * Errors: a failure returns -1 through every level, reporting and zeroing
+ * nothing, and the entry point hands the frame to the interpreter's verify or
+ * deserialize, whose result is the answer (jit_verify_bail_block,
+ * jit_read_bail_block): its statuses, positions, reports and host state are
+ * the reference's by construction. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,14 +55,6 @@ typedef struct fin {
     LLVMValueRef *copy_fn;  /* per struct; NULL unless fixed */
     uint32_t *reach;        /* per struct: struct_reach */
     uint64_t *trailing;     /* per struct: trailing_fixed */
-    LLVMValueRef run_verify, run_read; /* fbe_native_final_run_verify / _read */
-    LLVMValueRef zero_fields;          /* fbe_native_zero_fields */
-    LLVMValueRef final_depth;          /* fbe_native_final_depth */
-    /* in process: a failure returns a negative status at once, reporting or
-     * zeroing nothing, and the entry point hands the frame to the
-     * interpreter's verify or deserialize (jit_verify_bail_block,
-     * jit_read_bail_block) */
-    bool bail;
 } fin;
 
 /* ---- the IR, classified ---------------------------------------------------------- */
@@ -165,14 +148,6 @@ static uint32_t type_reach(reach_walk *w, const fbe_ir_type *t, uint32_t level)
     default:
         return 0;
     }
-}
-
-/* The first struct level inside a fixed value of height > 0. */
-static const fbe_ir_struct *first_level(const fbe_ir_type *t)
-{
-    while (t->kind == FBE_IR_ARRAY)
-        t = t->elem;
-    return t->struct_type;
 }
 
 static jit_struct_fns *fns_of(jit_emit *e, const fbe_ir_struct *st)
@@ -679,35 +654,13 @@ static void define_copy(fin *F, const fbe_ir_struct *st, LLVMValueRef fn)
     LLVMBuildRetVoid(e->b);
 }
 
-static void report(jit_emit *e, LLVMValueRef info, LLVMValueRef status, LLVMValueRef at,
-                   const fbe_ir_struct *st, const fbe_ir_field *fd)
-{
-    LLVMValueRef args[] = {info, status, at, jit_host_ptr(e, st),
-                           fd ? jit_host_ptr(e, fd) : LLVMConstPointerNull(e->ptr)};
-    LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
-}
-
-static LLVMValueRef neg_status(jit_emit *e, fbe_status status)
-{
-    return jit_i64(e, (uint64_t)-(int64_t)status);
-}
-
 /* The state of one verify/read function while its struct's fields are walked. */
 typedef struct walk {
     fin *F;
     jit_emit *e;
     int mode;
-    const fbe_ir_struct *st; /* the struct being walked: errors are attributed to it */
-    size_t fi;               /* and to this field */
     LLVMValueRef data, end, ctx, left;
-    LLVMValueRef rep;        /* verify: the struct failures are reported against */
     LLVMValueRef pos;        /* alloca i64, frame-relative */
-    LLVMValueRef st_slot;    /* alloca i64: -status of the failure */
-    LLVMValueRef at_slot, field_slot; /* verify: where, which field */
-    LLVMBasicBlockRef vfail;          /* verify: report and return */
-    LLVMBasicBlockRef zfail;          /* read: zeroes fields zfrom.. of the walk, returns */
-    LLVMValueRef zfrom;               /* read: alloca i64, a field index from lo */
-    size_t lo, hi;                    /* the fields walked (chunks: emit.h) */
 } walk;
 
 static LLVMValueRef w_pos(walk *w)
@@ -738,82 +691,30 @@ static LLVMValueRef w_arena(walk *w)
     return jit_load(w->e, w->e->ptr, w->ctx, offsetof(fbe_decode_options, arena));
 }
 
-/* In process: a failure returns at once, nothing reported or zeroed (the
- * entry point then runs the interpreter's verify or deserialize). */
-static bool w_bails(const walk *w)
-{
-    return w->F->bail;
-}
-
-static void w_fail(walk *w, fbe_status status, LLVMValueRef at)
-{
-    jit_emit *e = w->e;
-    if (w_bails(w)) {
-        LLVMBuildRet(e->b, neg_status(e, status));
-        return;
-    }
-    store(e, neg_status(e, status), w->st_slot);
-    if (w->mode == M_VERIFY) {
-        store(e, at, w->at_slot);
-        LLVMBuildStore(e->b, jit_host_ptr(e, &w->st->fields[w->fi]), w->field_slot);
-        LLVMBuildBr(e->b, w->vfail);
-    } else {
-        store(e, jit_i64(e, w->fi - w->lo), w->zfrom);
-        LLVMBuildBr(e->b, w->zfail);
-    }
-}
-
-static void w_check(walk *w, LLVMValueRef cond, fbe_status status, LLVMValueRef at)
+/* A failure returns -1 at once, reporting and zeroing nothing: the entry
+ * point then hands the frame to the interpreter's verify or deserialize, which
+ * answers (jit_verify_bail_block, jit_read_bail_block). */
+static void w_check(walk *w, LLVMValueRef cond)
 {
     LLVMBasicBlockRef bad = branch_unlikely(w->e, cond, "fail");
     LLVMBasicBlockRef cont = LLVMGetInsertBlock(w->e->b);
     jit_position(w->e, bad);
-    w_fail(w, status, at);
+    LLVMBuildRet(w->e->b, jit_i64(w->e, (uint64_t)-1));
     jit_position(w->e, cont);
 }
 
-/* A callee's failure (already reported, or its fields already zeroed): passed on. */
+/* A callee's failure: passed on. */
 static void w_propagate(walk *w, LLVMValueRef r)
 {
-    jit_emit *e = w->e;
-    LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntSLT, r, jit_i64(e, 0)), "nested");
-    LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
-    jit_position(e, bad);
-    if (w->mode == M_VERIFY || w_bails(w)) {
-        LLVMBuildRet(e->b, r);
-    } else {
-        store(e, r, w->st_slot);
-        store(e, jit_i64(e, w->fi - w->lo), w->zfrom);
-        LLVMBuildBr(e->b, w->zfail);
-    }
-    jit_position(e, cont);
+    w_check(w, icmp(w->e, LLVMIntSLT, r, jit_i64(w->e, 0)));
 }
 
-/* The struct levels inside the fixed value t at `at` (bounds already checked). */
-static void w_fixed_depth(walk *w, const fbe_ir_type *t, LLVMValueRef at)
+/* The struct levels inside the fixed value t (bounds already checked). */
+static void w_fixed_depth(walk *w, const fbe_ir_type *t)
 {
-    jit_emit *e = w->e;
-    uint32_t h = fbe_interp_fixed_height(e->codec, t);
-    if (h == 0)
-        return;
-    LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntSLT, w->left, jit_i64(e, h)), "deep");
-    LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
-    jit_position(e, bad);
-    if (w->mode == M_READ || w_bails(w)) {
-        w_fail(w, FBE_TOO_DEEP, at);
-    } else {
-        LLVMBasicBlockRef here = jit_block(e, "here"), deeper = jit_block(e, "deeper");
-        LLVMBuildCondBr(e->b, icmp(e, LLVMIntSLT, w->left, jit_i64(e, 1)), here, deeper);
-        jit_position(e, here);
-        w_fail(w, FBE_TOO_DEEP, at);
-        jit_position(e, deeper);
-        LLVMValueRef args[] = {w->ctx, w->data, at, addc(e, w->left, (uint64_t)-1),
-                               jit_host_ptr(e, first_level(t))};
-        LLVMValueRef r = call(e, w->F->final_depth, args, 5);
-        w_propagate(w, r);
-        LLVMBuildBr(e->b, cont);
-    }
-    jit_position(e, cont);
+    uint32_t h = fbe_interp_fixed_height(w->e->codec, t);
+    if (h > 0)
+        w_check(w, icmp(w->e, LLVMIntSLT, w->left, jit_i64(w->e, h)));
 }
 
 /* Calls S's verify/read for the non-fixed struct at pos (entry checks done). */
@@ -824,8 +725,8 @@ static LLVMValueRef w_call_struct(walk *w, const fbe_ir_struct *st, LLVMValueRef
     LLVMValueRef left = addc(e, w->left, (uint64_t)-1);
     jit_struct_fns *f = fns_of(e, st);
     if (w->mode == M_VERIFY) {
-        LLVMValueRef args[] = {w->data, w->end, w->ctx, pos, left, jit_host_ptr(e, st)};
-        return call(e, f->final_verify, args, 6);
+        LLVMValueRef args[] = {w->data, w->end, w->ctx, pos, left};
+        return call(e, f->final_verify, args, 5);
     }
     LLVMValueRef args[] = {w->data, w->end, w->ctx, pos, dst, left};
     return call(e, f->final_read, args, 6);
@@ -833,8 +734,8 @@ static LLVMValueRef w_call_struct(walk *w, const fbe_ir_struct *st, LLVMValueRef
 
 /* size bytes of the arena, or a read string's len + 1 (`string`), by
  * static_c.h's rule (sc_alloc_at, sc_alloc_string_at) on the arena's own
- * cursor; NOMEM fails at `at`. */
-static LLVMValueRef w_alloc(walk *w, LLVMValueRef size, bool string, LLVMValueRef at)
+ * cursor; NOMEM fails. */
+static LLVMValueRef w_alloc(walk *w, LLVMValueRef size, bool string)
 {
     jit_emit *e = w->e;
     LLVMValueRef arena = w_arena(w);
@@ -843,7 +744,7 @@ static LLVMValueRef w_alloc(walk *w, LLVMValueRef size, bool string, LLVMValueRe
                            jit_gep_c(e, w->ctx, offsetof(final_read_ctx, memory)),
                            string ? LLVMBuildTrunc(e->b, size, e->i32, "") : size};
     LLVMValueRef m = jit_call_handler(e, string ? "alloc_string" : "alloc", args, 5);
-    w_check(w, LLVMBuildIsNull(e->b, m, ""), FBE_NOMEM, at);
+    w_check(w, LLVMBuildIsNull(e->b, m, ""));
     return m;
 }
 
@@ -854,10 +755,10 @@ static void w_string(walk *w, LLVMValueRef dst, uint32_t pre)
     jit_emit *e = w->e;
     LLVMValueRef pos = w_pos(w);
     if (pre < 4)
-        w_check(w, w_past(w, pos, 4), FBE_TRUNCATED, pos);
+        w_check(w, w_past(w, pos, 4));
     LLVMValueRef len = LLVMBuildZExt(e->b, jit_load_at(e, e->i32, w->data, pos), e->i64, "");
     LLVMValueRef next = add(e, addc(e, pos, 4), len);
-    w_check(w, icmp(e, LLVMIntUGT, next, w->end), FBE_TRUNCATED, pos);
+    w_check(w, icmp(e, LLVMIntUGT, next, w->end));
     if (w->mode == M_READ) {
         LLVMValueRef src = jit_gep(e, w->data, addc(e, pos, 4));
         LLVMBasicBlockRef empty = jit_block(e, "str.empty"), some = jit_block(e, "str.some");
@@ -878,7 +779,7 @@ static void w_string(walk *w, LLVMValueRef dst, uint32_t pre)
         jit_store(e, len, dst, offsetof(fbe_string, size));
         LLVMBuildBr(e->b, done);
         jit_position(e, copy);
-        LLVMValueRef m = w_alloc(w, len, true, pos);
+        LLVMValueRef m = w_alloc(w, len, true);
         LLVMValueRef cargs[] = {m, src, len, LLVMBuildSub(e->b, w->end, next, "")};
         jit_call_handler(e, "copy_string", cargs, 4); /* sc_copy_string */
         jit_store_at(e, jit_i8(e, 0), m, len);
@@ -903,7 +804,7 @@ static void w_optional(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32_t
             jit_memset(e, dst, 0, jit_i64(e, t->host_size)); /* absent, value zero */
     }
     if (pre < 1)
-        w_check(w, w_past(w, pos, 1), FBE_TRUNCATED, pos);
+        w_check(w, w_past(w, pos, 1));
     LLVMValueRef flag = jit_load_at(e, e->i8, w->data, pos);
     LLVMValueRef p1 = addc(e, pos, 1);
     w_set_pos(w, p1);
@@ -912,13 +813,13 @@ static void w_optional(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32_t
     if (is_struct) {
         const fbe_ir_struct *st = in->struct_type;
         if (st->final_fixed)
-            w_check(w, w_past(w, p1, st->final_size), FBE_TRUNCATED, p1);
-        w_check(w, icmp(e, LLVMIntSLT, w->left, jit_i64(e, 1)), FBE_TOO_DEEP, p1);
+            w_check(w, w_past(w, p1, st->final_size));
+        w_check(w, icmp(e, LLVMIntSLT, w->left, jit_i64(e, 1)));
         LLVMValueRef m = NULL;
         if (w->mode == M_READ)
-            m = w_alloc(w, jit_i64(e, st->host_size), false, p1);
+            m = w_alloc(w, jit_i64(e, st->host_size), false);
         if (st->final_fixed) {
-            w_fixed_depth(w, in, p1); /* its own level passed: the nested ones */
+            w_fixed_depth(w, in); /* its own level passed: the nested ones */
             if (w->mode == M_READ) {
                 LLVMValueRef args[] = {jit_gep(e, w->data, p1), m};
                 call(e, w->F->copy_fn[jit_struct_index(e, st)], args, 2);
@@ -960,7 +861,7 @@ static void w_array(walk *w, const fbe_ir_type *t, LLVMValueRef dst)
     /* every element checks the same depth first: the first one's check suffices */
     bool hoist = is_plain_struct(el);
     if (hoist)
-        w_check(w, icmp(e, LLVMIntSLT, w->left, jit_i64(e, 1)), FBE_TOO_DEEP, w_pos(w));
+        w_check(w, icmp(e, LLVMIntSLT, w->left, jit_i64(e, 1)));
     if (t->array_len <= 8) {
         for (uint32_t i = 0; i < t->array_len; i++)
             w_value(w, el, w->mode == M_READ ? jit_gep_c(e, dst, (uint64_t)i * el->host_size) : NULL,
@@ -986,13 +887,13 @@ static void w_collection(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32
         jit_store(e, jit_i64(e, 0), dst, offsetof(fbe_seq, size));
     }
     if (pre < 4)
-        w_check(w, w_past(w, pos, 4), FBE_TRUNCATED, pos);
+        w_check(w, w_past(w, pos, 4));
     LLVMValueRef count = LLVMBuildZExt(e->b, jit_load_at(e, e->i32, w->data, pos), e->i64, "");
     uint64_t min = fbe_interp_count_min(e->codec, t);
     LLVMValueRef room = LLVMBuildSub(e->b, w->end, addc(e, pos, 4), "");
     LLVMValueRef too_many = min ? icmp(e, LLVMIntUGT, mulc(e, count, min), room)
                                 : icmp(e, LLVMIntUGT, count, w->end);
-    w_check(w, too_many, FBE_BAD_COUNT, pos);
+    w_check(w, too_many);
     LLVMValueRef p4 = addc(e, pos, 4);
     w_set_pos(w, p4);
     LLVMValueRef nonzero = icmp(e, LLVMIntNE, count, jit_i64(e, 0));
@@ -1002,7 +903,7 @@ static void w_collection(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32
         LLVMBasicBlockRef some = jit_block(e, "col.some");
         LLVMBuildCondBr(e->b, nonzero, some, after);
         jit_position(e, some);
-        m = w_alloc(w, mulc(e, count, stride), false, pos);
+        m = w_alloc(w, mulc(e, count, stride), false);
     }
     bool fixed = map ? k->final_fixed && v->final_fixed : v->final_fixed;
     if (fixed) {
@@ -1017,9 +918,9 @@ static void w_collection(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32
             if (guard)
                 jit_if_begin(e, &c, nonzero);
             if (hk)
-                w_fixed_depth(w, k, p4);
+                w_fixed_depth(w, k);
             if (hv)
-                w_fixed_depth(w, v, addc(e, p4, ks));
+                w_fixed_depth(w, v);
             if (guard)
                 jit_if_end(e, &c);
         }
@@ -1051,7 +952,7 @@ static void w_collection(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32
             LLVMValueRef deep = icmp(e, LLVMIntSLT, w->left, jit_i64(e, 1));
             if (w->mode == M_VERIFY)
                 deep = LLVMBuildAnd(e->b, deep, nonzero, "");
-            w_check(w, deep, FBE_TOO_DEEP, p4);
+            w_check(w, deep);
         }
         jit_loop loop;
         jit_loop_begin(e, &loop, count);
@@ -1080,8 +981,8 @@ static void w_value(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32_t pr
     if (t->final_fixed) {
         LLVMValueRef pos = w_pos(w);
         if (pre < t->final_size)
-            w_check(w, w_past(w, pos, t->final_size), FBE_TRUNCATED, pos);
-        w_fixed_depth(w, t, pos); /* depth_done is only ever set for non-fixed structs */
+            w_check(w, w_past(w, pos, t->final_size));
+        w_fixed_depth(w, t); /* depth_done is only ever set for non-fixed structs */
         if (w->mode == M_READ)
             copy_fixed(w->F, t, jit_gep(e, w->data, pos), dst);
         w_set_pos(w, addc(e, pos, t->final_size));
@@ -1095,7 +996,7 @@ static void w_value(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32_t pr
     case FBE_IR_STRUCT: {
         LLVMValueRef pos = w_pos(w);
         if (!depth_done)
-            w_check(w, icmp(e, LLVMIntSLT, w->left, jit_i64(e, 1)), FBE_TOO_DEEP, pos);
+            w_check(w, icmp(e, LLVMIntSLT, w->left, jit_i64(e, 1)));
         LLVMValueRef r = w_call_struct(w, t->struct_type, pos, dst);
         w_propagate(w, r);
         w_set_pos(w, r);
@@ -1113,32 +1014,9 @@ static void w_value(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32_t pr
     }
 }
 
-/* A run [a, b) of st and the header bytes after it did not fit at pos0: the
- * runtime finds the first field that does not (static_c.h sc_frun_short, the
- * rule `fbec c` follows too) and reports it (verify), or reads the fields
- * before it and zeroes the rest of the walk's fields (read). The status
- * returned is a constant: where this function is inlined, the caller knows the
- * walk failed, so nothing it holds lives across the call (the call's result
- * cost README final verify 173 instead of 152 instructions). */
-static void w_run_short(walk *w, const fbe_ir_struct *st, size_t a, size_t b, LLVMValueRef pos0,
-                        LLVMValueRef dst)
-{
-    jit_emit *e = w->e;
-    LLVMValueRef run = jit_host_ptr(e, &st->fields[a]), n = jit_i64(e, b - a);
-    if (w->mode == M_VERIFY && !w_bails(w)) {
-        LLVMValueRef args[] = {w->ctx, w->end, pos0, run, n, w->rep};
-        call(e, w->F->run_verify, args, 6);
-    } else if (w->mode == M_READ && !w_bails(w)) {
-        LLVMValueRef args[] = {w->data, w->end, pos0, dst, run, n, jit_i64(e, w->hi - a)};
-        call(e, w->F->run_read, args, 7);
-    }
-    LLVMBuildRet(e->b, neg_status(e, FBE_TRUNCATED));
-}
-
 /* Fields [lo, n) of st. A run of plain fields (fbe_interp_final_plain) and the
- * header of the field after it are bounds-checked at once (w_run_short when
- * that fails). A run ending at n checks no header with it: the next chunk's
- * first field checks its own, with the same status and position. */
+ * header of the field after it are bounds-checked at once. A run ending at n
+ * checks no header with it: the next chunk's first field checks its own. */
 static void w_fields(walk *w, const fbe_ir_struct *st, size_t lo, size_t n, LLVMValueRef dst)
 {
     jit_emit *e = w->e;
@@ -1151,11 +1029,7 @@ static void w_fields(walk *w, const fbe_ir_struct *st, size_t lo, size_t n, LLVM
         uint32_t h = b < n ? header_size(st->fields[b].type) : 0;
         if (b > a || h > 0) {
             LLVMValueRef pos0 = w_pos(w);
-            LLVMBasicBlockRef cold = jit_block(e, "run.cold"), hot = jit_block(e, "run.hot");
-            LLVMBuildCondBr(e->b, jit_unlikely(e, w_past(w, pos0, sum + h)), cold, hot);
-            jit_position(e, cold);
-            w_run_short(w, st, a, b, pos0, dst);
-            jit_position(e, hot);
+            w_check(w, w_past(w, pos0, sum + h));
             uint64_t off = 0;
             for (size_t k = a; k < b && w->mode == M_READ; k++) {
                 const fbe_ir_field *fd = &st->fields[k];
@@ -1167,7 +1041,6 @@ static void w_fields(walk *w, const fbe_ir_struct *st, size_t lo, size_t n, LLVM
         }
         if (b < n) {
             const fbe_ir_field *fd = &st->fields[b];
-            w->fi = b;
             w_value(w, fd->type, w->mode == M_READ ? jit_gep_c(e, dst, fd->host_offset) : NULL, h,
                     false);
             b++;
@@ -1184,7 +1057,7 @@ static const fbe_ir_struct *walk_base(fin *F, const fbe_ir_struct *st)
 }
 
 /* Calls base's walk of the inherited fields with fn's own arguments (the
- * same position, host value, depth and reported struct); returns its result. */
+ * same position, host value and depth); returns its result. */
 static LLVMValueRef walk_inherited(fin *F, const fbe_ir_struct *base, LLVMValueRef fn, int mode)
 {
     LLVMValueRef args[6];
@@ -1202,14 +1075,13 @@ static void define_walk_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, 
 {
     jit_emit *e = F->e;
     jit_begin_function(e, fn);
-    walk w = {.F = F, .e = e, .mode = mode, .st = st, .lo = lo, .hi = hi};
+    walk w = {.F = F, .e = e, .mode = mode};
     w.data = LLVMGetParam(fn, 0);
     w.end = LLVMGetParam(fn, 1);
     w.ctx = LLVMGetParam(fn, 2);
     LLVMValueRef pos0 = LLVMGetParam(fn, 3);
     LLVMValueRef dst = mode == M_READ ? LLVMGetParam(fn, 4) : NULL;
     w.left = LLVMGetParam(fn, mode == M_READ ? 5 : 4);
-    w.rep = mode == M_VERIFY ? LLVMGetParam(fn, 5) : NULL;
     if (st->final_fixed) { /* everything was checked by the caller */
         if (mode == M_READ) {
             LLVMValueRef args[] = {jit_gep(e, w.data, pos0), dst};
@@ -1219,56 +1091,26 @@ static void define_walk_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, 
         return;
     }
     w.pos = jit_alloca(e, e->i64, "pos");
-    w.st_slot = jit_alloca(e, e->i64, "status");
     store(e, pos0, w.pos);
-    size_t n = hi - lo;
-    if (mode == M_VERIFY && !w_bails(&w)) {
-        w.at_slot = jit_alloca(e, e->i64, "at");
-        w.field_slot = jit_alloca(e, e->ptr, "field");
-        w.vfail = jit_block(e, "vfail");
-    } else if (mode == M_READ && !w_bails(&w)) {
-        w.zfrom = jit_alloca(e, e->i64, "zero.from");
-        w.zfail = jit_block(e, "zero");
-    }
     if (base) {
         LLVMValueRef r = walk_inherited(F, base, fn, mode);
-        w.fi = lo;
         w_propagate(&w, r);
         w_set_pos(&w, r);
     }
     w_fields(&w, st, lo, hi, dst);
     LLVMBuildRet(e->b, w_pos(&w));
-
-    if (mode == M_VERIFY && !w_bails(&w)) {
-        jit_position(e, w.vfail);
-        LLVMValueRef status = load64(e, w.st_slot);
-        LLVMValueRef args[] = {w.ctx, LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, status, ""), e->i32, ""),
-                               load64(e, w.at_slot), w.rep,
-                               LLVMBuildLoad2(e->b, e->ptr, w.field_slot, "")};
-        LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
-        LLVMBuildRet(e->b, status);
-    } else if (mode == M_READ && !w_bails(&w)) {
-        /* a failing field and every later one are zeroed (static_c.h sc_zero_fields) */
-        jit_position(e, w.zfail);
-        LLVMValueRef args[] = {dst, jit_host_ptr(e, &st->fields[lo]), load64(e, w.zfrom),
-                               jit_i64(e, n)};
-        call(e, F->zero_fields, args, 4);
-        LLVMBuildRet(e->b, load64(e, w.st_slot));
-    }
 }
 
 /* A large struct (emit.h: jit_chunks) is walked by a tree of functions with
  * final_verify.S's / final_read.S's signature, each returning the position
  * after its fields: every function stays bounded, so the compile is linear
- * (docs/jit.md, "Large structs"). A node zeroes a failed child's successors
- * field by field (fbe_native_zero_fields), so any host layout will do. */
+ * (docs/jit.md, "Large structs"). */
 static bool walk_chunked(const fbe_ir_struct *st)
 {
     return !st->final_fixed && st->field_count > jit_chunks.min_fields && jit_chunks.fields >= 2;
 }
 
-/* Fields [lo, hi) of a chunked struct: a leaf, or its children in order (a
- * failed child has reported its failure, or zeroed its own later fields). */
+/* Fields [lo, hi) of a chunked struct: a leaf, or its children in order. */
 static void define_walk_node(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, int mode,
                              size_t lo, size_t hi, const fbe_ir_struct *base)
 {
@@ -1295,19 +1137,12 @@ static void define_walk_node(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, i
     LLVMValueRef args[6];
     for (unsigned i = 0; i < np; i++)
         args[i] = LLVMGetParam(fn, i);
-    LLVMValueRef dst = mode == M_READ ? args[4] : NULL;
     /* child -1: the base's walk of the inherited fields */
     for (size_t c = base ? 0 : 1; c <= k; c++) {
         LLVMValueRef r = c ? call(e, fns[c - 1], args, np) : walk_inherited(F, base, fn, mode);
         LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntSLT, r, jit_i64(e, 0)), "chunk.failed");
         LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
         jit_position(e, bad);
-        size_t from = c * span; /* the failed child zeroed its own later fields */
-        if (mode == M_READ && !F->bail && from < hi - lo) {
-            LLVMValueRef zargs[] = {dst, jit_host_ptr(e, &st->fields[lo]), jit_i64(e, from),
-                                    jit_i64(e, hi - lo)};
-            call(e, F->zero_fields, zargs, 4);
-        }
         LLVMBuildRet(e->b, r);
         jit_position(e, cont);
         args[3] = r; /* the next chunk starts where this one ended */
@@ -1348,15 +1183,6 @@ static void ret_status_if(jit_emit *e, LLVMValueRef cond, LLVMValueRef status)
     jit_position(e, cont);
 }
 
-/* if (cond): the interpreter's entry (delegate), or return status. */
-static void bad_if(jit_emit *e, LLVMValueRef cond, LLVMBasicBlockRef delegate, fbe_status status)
-{
-    if (delegate)
-        jit_goto_if(e, cond, delegate);
-    else
-        ret_status_if(e, cond, jit_i32(e, status));
-}
-
 static void define_entry_serialize(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)
 {
     jit_emit *e = F->e;
@@ -1382,56 +1208,16 @@ static void define_entry_serialize(fin *F, const fbe_ir_struct *st, jit_struct_f
     LLVMBuildRet(e->b, jit_i32(e, FBE_OK));
 }
 
-/* The frame header (final.c check_frame): on failure calls on_fail(status, pos)
- * semantics through the given block builder. Returns end (i64). */
-typedef struct frame_fail {
-    int mode;
-    LLVMValueRef info;   /* verify */
-    LLVMValueRef value;  /* read: zeroed on failure */
-    const fbe_ir_struct *st;
-    LLVMBasicBlockRef delegate; /* in process: the interpreter takes failures */
-} frame_fail;
-
-/* The frame's failure: verify reports it, deserialize zeroes the value; both
- * return the status. */
-static void fail_frame(fin *F, const frame_fail *ff, LLVMValueRef status, LLVMValueRef at)
-{
-    jit_emit *e = F->e;
-    if (ff->delegate) {
-        LLVMBuildBr(e->b, ff->delegate);
-        return;
-    }
-    if (ff->mode == M_VERIFY)
-        report(e, ff->info, status, at, ff->st, NULL);
-    else
-        jit_memset(e, ff->value, 0, jit_i64(e, ff->st->host_size));
-    LLVMBuildRet(e->b, status);
-}
-
-static void frame_fail_at(fin *F, const frame_fail *ff, LLVMValueRef cond, fbe_status status,
-                          uint64_t pos)
-{
-    jit_emit *e = F->e;
-    LLVMBasicBlockRef bad = branch_unlikely(e, cond, "frame");
-    LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
-    jit_position(e, bad);
-    fail_frame(F, ff, jit_i32(e, status), jit_i64(e, pos));
-    jit_position(e, cont);
-}
-
 /* The frame header and type (static_c.h's sc_fchk_frame): returns the struct
- * size. */
-static LLVMValueRef check_frame(fin *F, const frame_fail *ff, LLVMValueRef data, LLVMValueRef size)
+ * size. A failure goes to the interpreter's entry (delegate). */
+static LLVMValueRef check_frame(fin *F, const fbe_ir_struct *st, LLVMValueRef data,
+                                LLVMValueRef size, LLVMBasicBlockRef delegate)
 {
     jit_emit *e = F->e;
     LLVMValueRef full = jit_alloca(e, e->i64, "full"), at = jit_alloca(e, e->i64, "at");
-    LLVMValueRef args[] = {data, size, jit_i32(e, ff->st->type_number), full, at};
-    LLVMValueRef st = jit_call_handler(e, "final_frame", args, 5);
-    LLVMBasicBlockRef bad = branch_unlikely(e, icmp(e, LLVMIntNE, st, jit_i32(e, 0)), "frame");
-    LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
-    jit_position(e, bad);
-    fail_frame(F, ff, st, LLVMBuildLoad2(e->b, e->i64, at, ""));
-    jit_position(e, cont);
+    LLVMValueRef args[] = {data, size, jit_i32(e, st->type_number), full, at};
+    LLVMValueRef rc = jit_call_handler(e, "final_frame", args, 5);
+    jit_goto_if(e, icmp(e, LLVMIntNE, rc, jit_i32(e, 0)), delegate);
     return LLVMBuildLoad2(e->b, e->i64, full, "");
 }
 
@@ -1448,27 +1234,15 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
         e->b, LLVMBuildIsNull(e->b, type, ""),
         LLVMBuildAnd(e->b, LLVMBuildIsNull(e->b, data, ""), icmp(e, LLVMIntNE, size, jit_i64(e, 0)), ""), "");
     LLVMBasicBlockRef delegate = jit_delegate_block(e, FBE_FINAL, FBE_OP_VERIFY);
-    LLVMBasicBlockRef bad = delegate ? delegate : jit_block(e, "badarg"),
-                      cont = jit_block(e, "arguments_ok");
-    LLVMBuildCondBr(e->b, jit_unlikely(e, bad_arg), bad, cont);
-    if (!delegate) {
-        jit_position(e, bad);
-        LLVMValueRef args[] = {info, jit_i32(e, FBE_INVALID_ARGUMENT), jit_i64(e, 0),
-                               LLVMConstPointerNull(e->ptr), LLVMConstPointerNull(e->ptr)};
-        LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, "");
-        LLVMBuildRet(e->b, jit_i32(e, FBE_INVALID_ARGUMENT));
-    }
-    jit_position(e, cont);
-
-    frame_fail ff = {.mode = M_VERIFY, .info = info, .st = st, .delegate = delegate};
-    LLVMValueRef end = check_frame(F, &ff, data, size);
+    jit_goto_if(e, bad_arg, delegate);
+    LLVMValueRef end = check_frame(F, st, data, size, delegate);
     LLVMValueRef q;
     /* The call's depth limit (options->max_depth, 0 or no options: the codec's).
      * `same` holds when it cannot change the result compared with the codec's:
      * no options, 0, or a limit no frame of S can reach when the codec's cannot
      * either (S is not on a cycle). That path passes the codec's limit as a
      * constant, which folds the depth checks of the code inlined into it, as
-     * before limits were per call; the other path passes the run-time limit. */
+     * before limits were per call; the other path is the interpreter's. */
     LLVMValueRef md = NULL, same = NULL;
     uint32_t codec_max = fbe_codec_max_depth(e->codec), reach = F->reach[jit_struct_index(e, st)];
     LLVMBasicBlockRef from_null = LLVMGetInsertBlock(e->b), has = jit_block(e, "has_options"),
@@ -1485,85 +1259,34 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
     jit_position(e, decided);
     same = jit_phi2(e, e->i1, LLVMConstInt(e->i1, 1, 0), from_null, same, from_has);
     md = jit_phi2(e, e->i32, jit_i32(e, codec_max), from_null, md, from_has);
-    /* where the body's failures go when verify bails (F->bail). A struct that
-     * is not fixed gets there only on the path where the call's limit gives the
-     * codec's result (`same`), so the interpreter is given no options and
-     * nothing else stays live through the body; a fixed one (no body call) is
-     * given the limit in force */
+    /* where the body's failures go. A struct that is not fixed gets there only
+     * on the path where the call's limit gives the codec's result (`same`), so
+     * the interpreter is given no options and nothing else stays live through
+     * the body; a fixed one (no body call) is given the limit in force */
     LLVMBasicBlockRef bail =
-        F->bail ? jit_verify_bail_block(e, FBE_FINAL, st, data, end, info, st->final_fixed ? md : NULL)
-                : NULL;
-    /* levels allowed below the root's */
-    LLVMValueRef left = addc(e, LLVMBuildZExt(e->b, md, e->i64, ""), (uint64_t)-1);
+        jit_verify_bail_block(e, FBE_FINAL, st, data, end, info, st->final_fixed ? md : NULL);
     if (st->final_fixed) {
-        frame_fail_at(F, &ff, icmp(e, LLVMIntUGT, jit_i64(e, 8 + (uint64_t)st->final_size), end),
-                      FBE_TRUNCATED, 8);
+        jit_goto_if(e, icmp(e, LLVMIntUGT, jit_i64(e, 8 + (uint64_t)st->final_size), end), delegate);
         uint32_t h = interp_prog_for(e->codec, st)->fixed_depth - 1;
         if (h > 0) { /* a nested level may be too deep for this call's limit */
+            /* levels allowed below the root's */
+            LLVMValueRef left = addc(e, LLVMBuildZExt(e->b, md, e->i64, ""), (uint64_t)-1);
             LLVMValueRef deep = icmp(e, LLVMIntSLT, left, jit_i64(e, h));
             if (codec_max >= 1 + h) /* never with the codec's limit */
                 deep = LLVMBuildAnd(e->b, deep, LLVMBuildNot(e->b, same, ""), "");
-            LLVMBasicBlockRef deep_bb = delegate ? delegate : jit_block(e, "deep");
-            LLVMBasicBlockRef shallow = jit_block(e, "shallow");
-            LLVMBuildCondBr(e->b, jit_unlikely(e, deep), deep_bb, shallow);
-            if (!delegate) {
-                jit_position(e, deep_bb);
-                LLVMValueRef args[] = {info, data, jit_i64(e, 8), left, jit_host_ptr(e, st)};
-                LLVMValueRef r = call(e, F->final_depth, args, 5);
-                ret_status_if(e, icmp(e, LLVMIntSLT, r, jit_i64(e, 0)),
-                              LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, r, ""), e->i32, ""));
-                LLVMBuildBr(e->b, shallow);
-            }
-            jit_position(e, shallow);
+            jit_goto_if(e, deep, delegate);
         }
         q = jit_i64(e, 8 + (uint64_t)st->final_size);
-    } else if (delegate) {
-        /* a call's limit that could change the result: the interpreter's
-         * (instead of a second, out-of-line call with the run-time limit) */
+    } else {
+        /* a call's limit that could change the result: the interpreter's */
         LLVMBasicBlockRef fast = jit_block(e, "codec_depth");
         LLVMBuildCondBr(e->b, same, fast, delegate);
         jit_position(e, fast);
-        LLVMValueRef args[] = {data, end, info, jit_i64(e, 8), jit_i64(e, (uint64_t)codec_max - 1),
-                               jit_host_ptr(e, st)};
-        q = call(e, f->final_verify, args, 6);
-        if (bail) {
-            jit_goto_if(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)), bail);
-        } else {
-            ret_status_if(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)),
-                          LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, q, ""), e->i32, ""));
-        }
-    } else {
-        LLVMBasicBlockRef fast = jit_block(e, "codec_depth"), slow = jit_block(e, "call_depth"),
-                          join = jit_block(e, "walked");
-        LLVMBuildCondBr(e->b, same, fast, slow);
-        jit_position(e, fast);
-        LLVMValueRef args[] = {data, end, info, jit_i64(e, 8), jit_i64(e, (uint64_t)codec_max - 1),
-                               jit_host_ptr(e, st)};
-        LLVMValueRef q_fast = call(e, f->final_verify, args, 6);
-        LLVMBuildBr(e->b, join);
-        jit_position(e, slow);
-        args[4] = left;
-        LLVMValueRef q_slow = call(e, f->final_verify, args, 6);
-        /* the rare path stays a call: inlining it too would double the code */
-        unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
-        LLVMAddCallSiteAttribute(q_slow, LLVMAttributeFunctionIndex,
-                                 LLVMCreateEnumAttribute(e->ctx, noinline, 0));
-        LLVMBuildBr(e->b, join);
-        jit_position(e, join);
-        q = jit_phi2(e, e->i64, q_fast, fast, q_slow, slow);
-        ret_status_if(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)),
-                      LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, q, ""), e->i32, ""));
+        LLVMValueRef args[] = {data, end, info, jit_i64(e, 8), jit_i64(e, (uint64_t)codec_max - 1)};
+        q = call(e, f->final_verify, args, 5);
+        jit_goto_if(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)), bail);
     }
-    if (bail) {
-        jit_goto_if(e, icmp(e, LLVMIntNE, q, end), bail);
-    } else {
-        bad = branch_unlikely(e, icmp(e, LLVMIntNE, q, end), "final_size");
-        cont = LLVMGetInsertBlock(e->b);
-        jit_position(e, bad);
-        report(e, info, jit_i32(e, FBE_FINAL_SIZE), q, st, NULL);
-        LLVMBuildRet(e->b, jit_i32(e, FBE_FINAL_SIZE));
-        jit_position(e, cont);
-    }
+    jit_goto_if(e, icmp(e, LLVMIntNE, q, end), bail);
     jit_if c;
     jit_if_begin(e, &c, LLVMBuildIsNotNull(e->b, info, ""));
     jit_store(e, jit_i32(e, FBE_OK), info, offsetof(fbe_verify_info, status));
@@ -1591,24 +1314,22 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
     LLVMValueRef bad_arg = LLVMBuildOr(
         e->b, LLVMBuildIsNull(e->b, type, ""),
         LLVMBuildOr(e->b, LLVMBuildIsNull(e->b, value, ""), LLVMBuildIsNull(e->b, opts, ""), ""), "");
-    bad_if(e, bad_arg, delegate, FBE_INVALID_ARGUMENT);
+    jit_goto_if(e, bad_arg, delegate);
     LLVMValueRef arena = jit_load(e, e->ptr, opts, offsetof(fbe_decode_options, arena));
     bad_arg = LLVMBuildOr(
         e->b, LLVMBuildIsNull(e->b, arena, ""),
         LLVMBuildAnd(e->b, LLVMBuildIsNull(e->b, data, ""), icmp(e, LLVMIntNE, size, jit_i64(e, 0)), ""), "");
-    bad_if(e, bad_arg, delegate, FBE_INVALID_ARGUMENT);
+    jit_goto_if(e, bad_arg, delegate);
     LLVMValueRef md = jit_depth_limit(e, opts, false);
     LLVMValueRef left = addc(e, LLVMBuildZExt(e->b, md, e->i64, ""), (uint64_t)-1);
 
-    frame_fail ff = {.mode = M_READ, .value = value, .st = st, .delegate = delegate};
-    LLVMValueRef end = check_frame(F, &ff, data, size);
+    LLVMValueRef end = check_frame(F, st, data, size, delegate);
     LLVMValueRef q;
     if (st->final_fixed) {
-        frame_fail_at(F, &ff, icmp(e, LLVMIntUGT, jit_i64(e, 8 + (uint64_t)st->final_size), end),
-                      FBE_TRUNCATED, 8);
+        jit_goto_if(e, icmp(e, LLVMIntUGT, jit_i64(e, 8 + (uint64_t)st->final_size), end), delegate);
         uint32_t h = interp_prog_for(e->codec, st)->fixed_depth;
-        if (h > 1) /* nothing to salvage: zeroed (final.c) */
-            frame_fail_at(F, &ff, icmp(e, LLVMIntSLT, left, jit_i64(e, h - 1)), FBE_TOO_DEEP, 8);
+        if (h > 1)
+            jit_goto_if(e, icmp(e, LLVMIntSLT, left, jit_i64(e, h - 1)), delegate);
         LLVMValueRef args[] = {jit_gep_c(e, data, 8), value};
         call(e, F->copy_fn[jit_struct_index(e, st)], args, 2);
         q = jit_i64(e, 8 + (uint64_t)st->final_size);
@@ -1622,25 +1343,13 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
         jit_store(e, jit_load(e, e->i64, opts, offsetof(fbe_decode_options, max_memory)), memory,
                   offsetof(fbe_decode_budget, max_memory));
         jit_store(e, end, memory, offsetof(fbe_decode_budget, input));
-        /* bailing, the interpreter's deserialize answers a failure, on the
-         * arena as the call found it */
-        LLVMBasicBlockRef bail =
-            F->bail ? jit_read_bail_block(e, FBE_FINAL, arena, memory,
-                                          jit_load(e, e->ptr, arena, offsetof(fbe_arena, ptr)))
-                    : NULL;
+        /* the interpreter's deserialize answers a failure, on the arena as the
+         * call found it */
+        LLVMBasicBlockRef bail = jit_read_bail_block(
+            e, FBE_FINAL, arena, memory, jit_load(e, e->ptr, arena, offsetof(fbe_arena, ptr)));
         LLVMValueRef args[] = {data, end, ctx, jit_i64(e, 8), value, left};
         q = call(e, f->final_read, args, 6);
-        LLVMValueRef failed = icmp(e, LLVMIntSLT, q, jit_i64(e, 0));
-        if (bail) {
-            jit_goto_if(e, failed, bail);
-        } else {
-            LLVMBasicBlockRef bad = branch_unlikely(e, failed, "bad");
-            LLVMBasicBlockRef cont = LLVMGetInsertBlock(e->b);
-            jit_position(e, bad);
-            LLVMValueRef status = LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, q, ""), e->i32, "");
-            LLVMBuildRet(e->b, jit_decode_status(e, status, memory));
-            jit_position(e, cont);
-        }
+        jit_goto_if(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)), bail);
     }
     ret_status_if(e, icmp(e, LLVMIntNE, q, end), jit_i32(e, FBE_FINAL_SIZE));
     jit_if_begin(e, &c, LLVMBuildIsNotNull(e->b, consumed, ""));
@@ -1653,19 +1362,7 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
 
 bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
 {
-    fin F = {.e = e, .bail = e->older_to_interp};
-    LLVMTypeRef rv[] = {e->ptr, e->i64, e->i64, e->ptr, e->i64, e->ptr};
-    F.run_verify = jit_runtime_fn(e, "fbe_native_final_run_verify",
-                                  LLVMFunctionType(e->void_t, rv, 6, 0));
-    LLVMTypeRef rr[] = {e->ptr, e->i64, e->i64, e->ptr, e->ptr, e->i64, e->i64};
-    F.run_read = jit_runtime_fn(e, "fbe_native_final_run_read",
-                                LLVMFunctionType(e->void_t, rr, 7, 0));
-    LLVMTypeRef zp[] = {e->ptr, e->ptr, e->i64, e->i64};
-    F.zero_fields = jit_runtime_fn(e, "fbe_native_zero_fields",
-                                   LLVMFunctionType(e->void_t, zp, 4, 0));
-    LLVMTypeRef dp[] = {e->ptr, e->ptr, e->i64, e->i64, e->ptr};
-    F.final_depth = jit_runtime_fn(e, "fbe_native_final_depth",
-                                   LLVMFunctionType(e->i64, dp, 5, 0));
+    fin F = {.e = e};
     F.copy_fn = calloc(e->count + 1, sizeof *F.copy_fn);
     F.reach = calloc(e->count + 1, sizeof *F.reach);
     F.trailing = calloc(e->count + 1, sizeof *F.trailing);
@@ -1700,9 +1397,9 @@ bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
         if (!verify && !read)
             continue;
         if (verify) {
-            LLVMTypeRef verify_p[] = {e->ptr, e->i64, e->ptr, e->i64, e->i64, e->ptr};
+            LLVMTypeRef verify_p[] = {e->ptr, e->i64, e->ptr, e->i64, e->i64};
             snprintf(name, sizeof name, "final_verify.%s", st->c_name);
-            f->final_verify = jit_declare(e, name, e->i64, verify_p, 6, false);
+            f->final_verify = jit_declare(e, name, e->i64, verify_p, 5, false);
             jit_declare_entry(e, i, FBE_FINAL, FBE_OP_VERIFY);
         }
         if (read) {

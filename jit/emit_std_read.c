@@ -1,45 +1,34 @@
 /* Standard model, reading side: verify and deserialize, lowered per struct.
- * Mirrors runtime/interp/std_read.c (the semantic reference): the same checks
- * with the same statuses and error positions (a reference's are found by the
- * rules themselves, see Errors below), the same traversal budget and depth
- * limit, the same arena allocations in the same order, the same host state on
- * failure. Every offset, size and type number is a constant taken from the IR.
+ * Mirrors runtime/interp/std_read.c (the semantic reference) on valid frames:
+ * the same checks, traversal budget and depth limit, the same arena
+ * allocations in the same order. Every offset, size and type number is a
+ * constant taken from the IR.
  *
  * Internal functions per struct S (LLVM internal linkage, fastcc after opt):
- *   std_verify.S (ptr data, i64 size, ptr info, i64 body, i32 left, i64 budget,
- *                 ptr rep) -> i64: the budget left, or -status
+ *   std_verify.S (ptr data, i64 size, ptr info, i64 body, i32 left, i64 budget)
+ *                 -> i64: the budget left, or -1
  *   std_read.S   (ptr data, i64 size, ptr ctx, i64 body, i32 left, ptr host,
- *                 i64 budget, ptr aptr) -> {i64 budget or -status, ptr aptr}
+ *                 i64 budget, ptr aptr) -> {i64 budget or -1, ptr aptr}
  * `body` is a struct body whose reference the caller checked (offset, size,
- * type, depth, budget): the caller knows which field the reference belongs to,
- * so it reports those failures. `left` is max_depth minus the body's level.
- * `rep` is the struct failures are reported against: S, or the struct derived
- * from S whose body this is (its inherited fields are read by S's functions,
- * jit_inherited). The
- * mutable state (budget, arena cursor) lives in allocas, i.e. registers, and
- * travels by value; ctx (deserialize only) holds what does not change often.
+ * type, depth, budget). `left` is max_depth minus the body's level. A derived
+ * struct's inherited fields are read by its base's functions (jit_inherited).
+ * The mutable state (budget, arena cursor) lives in allocas, i.e. registers,
+ * and travels by value; ctx (deserialize only) holds what does not change
+ * often.
  *
  * Small structs that are not on a reference cycle (Account, Order, ...) have
- * their complete-body function always inlined into their callers, and a second,
- * out-of-line function for bodies an older writer made shorter (fields that do
- * not fit are not examined / get their defaults): the reference site tells the
- * two apart with one compare. Larger structs have one function that checks
- * before each field whether it fits.
+ * a function for complete bodies, always inlined into their callers; the
+ * reference site tells a body an older writer made shorter apart with one
+ * compare. Larger structs have one function that checks the body's size once
+ * at its start (older_guard).
  *
- * Errors: the checks of a reference (struct, optional, string, collection
- * block) branch to one cold block of that reference, which asks the runtime's
- * copy of the rules which check failed (fbe_native_std_ref: the checks of
- * static_c.h in their documented order, the interpreter's and `fbec c`'s), so
- * this file states what must hold, not in which order or with which status or
- * position it is reported. Other failing checks (the frame, allocation) branch to
- * their own cold block. Either stores the status, reports it (verify:
- * fbe_jit_verify_fail with the struct and field being read as constants, which
- * is what the interpreter's locate() ends up with: the innermost struct on the
- * path claims the error) and continues at a cleanup block that leaves the host
- * value safe the way the interpreter does. That is AOT objects' way; in process
- * (jit_emit.older_to_interp) every failure, older writer's body and large
- * array's precheck only returns, and the entry point hands the frame to the
- * interpreter (bail, below). */
+ * Only valid frames of current writers are read here. Anything else (a failing
+ * check, an older writer's body, a large array that needs a precheck, bad
+ * arguments) returns -1 through every level, reporting nothing and zeroing
+ * nothing, and the entry point hands the whole frame to the interpreter's
+ * verify or deserialize (the codec's own, in process; the image's, in AOT
+ * objects), whose result is the answer: its statuses, positions, reports and
+ * host state are the reference's by construction. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +39,6 @@
 #include "emit.h"
 #include "emit_budget.h"
 #include "interp/program.h" /* struct fbe_codec: the type table */
-#include "native_helpers.h"  /* fbe_native_std_ref */
 
 enum {
     CTX_ARENA,     /* ptr: fbe_arena * */
@@ -68,12 +56,6 @@ typedef struct rd {
     LLVMTypeRef ctx_t;
     LLVMTypeRef verify_t, read_t; /* internal function types */
     LLVMTypeRef read_ret_t;       /* {i64 budget, ptr arena cursor} */
-    LLVMValueRef *vpartial, *rpartial; /* per struct: the older-writer paths (AOT) */
-    LLVMValueRef ref_rare;        /* fbe_native_std_ref: a reference's checks one by one */
-    LLVMTypeRef ref_rare_t;
-    /* the module defines std_verify.S. A deserialize-only unit in process does
-     * not: its prechecks bail */
-    bool native_verify;
     bool *inl;                    /* per struct: a fast path of its own */
     bool inline_call;             /* the next body call is an entry point's own:
                                      always inlined */
@@ -81,17 +63,6 @@ typedef struct rd {
     bool refs_many;
 
     /* the function being emitted */
-    bool report;                  /* call fbe_jit_verify_fail on failures */
-    /* in process (may_bail): a failure, an older writer's body or a large
-     * array's precheck reports nothing, zeroes nothing and computes no status
-     * of its own (any negative result); the entry point hands the frame to the
-     * interpreter's verify or deserialize, which answers (jit_verify_bail_block,
-     * jit_read_bail_block) */
-    bool bail, may_bail;
-    const fbe_ir_struct *st;      /* error location: struct being read */
-    LLVMValueRef rep;             /* verify, internal functions: the struct to
-                                     report (parameter), else NULL: st */
-    const fbe_ir_field *field;    /* error location: field (NULL at the root) */
     LLVMValueRef data, size;
     LLVMValueRef ctx;             /* deserialize: the read_ctx */
     LLVMValueRef info;            /* verify: fbe_verify_info * (may be NULL) */
@@ -100,17 +71,15 @@ typedef struct rd {
                                    * TOO_DEEP) */
     LLVMValueRef body, room;      /* the body being read and size - body (>= 8) */
     bool many_refs;               /* the body has more than two references */
-    bool cold;                    /* emitting a rare path: calls stay out of line */
     LLVMValueRef borrow;          /* i32, read once (deserialize) */
     LLVMValueRef arena;           /* fbe_arena *, read once (deserialize) */
-    LLVMValueRef status;          /* i32 alloca: the status on the way out */
     /* Mutable state lives in allocas (registers after mem2reg) and travels by
      * value into and out of internal functions. */
     LLVMValueRef budget;          /* i64 alloca */
     LLVMValueRef aptr;            /* ptr alloca: arena->ptr (deserialize) */
-    LLVMBasicBlockRef ret_bb;     /* verify: returns the status */
-    /* an entry point in process: where anything but a valid frame of a complete
-     * root body goes (the interpreter's entry, whose result is the answer) */
+    LLVMBasicBlockRef ret_bb;     /* verify: returns a failure */
+    /* an entry point: where anything but a valid frame of a complete root body
+     * goes (the interpreter's entry, whose result is the answer) */
     LLVMBasicBlockRef delegate;
 } rd;
 
@@ -241,19 +210,6 @@ static void back(rd *r, LLVMBasicBlockRef saved)
     jit_position(r->e, saved);
 }
 
-/* A cleanup block: zero `n` bytes at host, then continue at fail (no cleanup
- * when the read bails: the interpreter reads the value again). */
-static LLVMBasicBlockRef zero_then(rd *r, LLVMValueRef host, uint64_t n, LLVMBasicBlockRef fail)
-{
-    if (!n || r->bail)
-        return fail;
-    LLVMBasicBlockRef saved, bb = at_block(r, "zero", &saved);
-    store_zero(r, host, n);
-    LLVMBuildBr(r->e->b, fail);
-    back(r, saved);
-    return bb;
-}
-
 /* ---- state ------------------------------------------------------------------------ */
 
 static LLVMValueRef local_load(rd *r, LLVMValueRef slot, LLVMTypeRef t)
@@ -266,8 +222,9 @@ static void local_store(rd *r, LLVMValueRef slot, LLVMValueRef v)
     LLVMBuildStore(r->e->b, v, slot);
 }
 
-/* Internal functions return the budget left (< 2^32), or -status when they
- * failed, and when decoding the arena cursor as well. */
+/* Internal functions return the budget left (< 2^32), or -1 when they failed
+ * (the entry point then hands the frame to the interpreter, which finds the
+ * failure), and when decoding the arena cursor as well. */
 static void ret_state(rd *r, LLVMValueRef budget)
 {
     jit_emit *e = r->e;
@@ -288,26 +245,14 @@ static void ret_ok(rd *r)
 
 static void ret_failed(rd *r)
 {
-    jit_emit *e = r->e;
-    if (r->bail) {
-        ret_state(r, jit_i64(e, (uint64_t)-1));
-        return;
-    }
-    LLVMValueRef st = LLVMBuildZExt(e->b, local_load(r, r->status, e->i32), e->i64, "");
-    ret_state(r, LLVMBuildNeg(e->b, st, ""));
+    ret_state(r, jit_i64(r->e, (uint64_t)-1));
 }
 
 /* Starts an internal function or entry point: allocas for the state. */
-static void begin(rd *r, LLVMValueRef fn, const fbe_ir_struct *st, bool report, bool reading)
+static void begin(rd *r, LLVMValueRef fn, bool reading)
 {
     jit_emit *e = r->e;
     jit_begin_function(e, fn);
-    r->bail = (report || reading) && r->may_bail;
-    r->report = report && !r->bail;
-    r->st = st;
-    r->rep = NULL;
-    r->field = NULL;
-    r->status = jit_alloca(e, e->i32, "status");
     r->budget = jit_alloca(e, e->i64, "budget");
     r->aptr = reading ? jit_alloca(e, e->ptr, "aptr") : NULL;
     r->ret_bb = NULL;
@@ -315,7 +260,6 @@ static void begin(rd *r, LLVMValueRef fn, const fbe_ir_struct *st, bool report, 
     r->borrow = r->arena = r->ctx = r->info = NULL;
     r->body = r->room = NULL;
     r->many_refs = false;
-    r->cold = false;
 }
 
 /* An internal function's parameters and state from ctx. */
@@ -328,8 +272,6 @@ static void load_state(rd *r, LLVMValueRef fn)
         r->ctx = LLVMGetParam(fn, 2);
     else
         r->info = LLVMGetParam(fn, 2);
-    if (!r->aptr)
-        r->rep = LLVMGetParam(fn, 6);
     r->depth = LLVMGetParam(fn, 4);
     local_store(r, r->budget, LLVMGetParam(fn, r->aptr ? 6 : 5));
     if (r->aptr)
@@ -342,71 +284,18 @@ static void load_state(rd *r, LLVMValueRef fn)
 
 /* ---- failures ----------------------------------------------------------------- */
 
-/* fbe_jit_verify_fail only touches what its arguments point to (it writes
- * *info, reads the reported struct and field): telling LLVM so at the call
- * keeps the state it could otherwise read (ctx escapes to the out-of-line
- * paths) out of memory on the hot path. */
-/* The call touches only what its arguments point to: memory(argmem: mod_ref),
- * MemoryEffects' ArgMem bits (1 read, 3 read and write). */
-static void argmem_only(jit_emit *e, LLVMValueRef call, unsigned mod_ref)
-{
-    unsigned kind = LLVMGetEnumAttributeKindForName("memory", 6);
-    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
-                             LLVMCreateEnumAttribute(e->ctx, kind, mod_ref));
-}
+/* A failure reports nothing, zeroes nothing and computes no status: it returns
+ * -1 through every level, and the entry point hands the frame to the
+ * interpreter's verify or deserialize, which answers (jit_verify_bail_block,
+ * jit_read_bail_block). So this file states what a valid frame satisfies, not
+ * which check fails first or with which status, position or host state. */
 
-static void report_call(jit_emit *e, LLVMValueRef *args)
-{
-    argmem_only(e, LLVMBuildCall2(e->b, e->fn_verify_fail_t, e->fn_verify_fail, args, 5, ""), 3);
-}
-
-/* status (i32) stored; reported at pos (verify); goto fail. Ends the current
- * block. */
-static void fail_status(rd *r, LLVMValueRef status, LLVMValueRef pos, LLVMBasicBlockRef fail)
-{
-    jit_emit *e = r->e;
-    LLVMBuildStore(e->b, status, r->status);
-    if (r->report) {
-        LLVMValueRef args[] = {r->info, status, pos, r->rep ? r->rep : jit_host_ptr(e, r->st),
-                               jit_host_ptr(e, r->field)};
-        report_call(e, args);
-        fail = r->ret_bb;
-    }
-    LLVMBuildBr(e->b, fail);
-}
-
-/* A failing check with a status of its own (allocation, counts): its own
- * cold block and report call, whose arguments are constants there. */
-static void fail_with(rd *r, fbe_status code, LLVMValueRef pos, LLVMBasicBlockRef fail)
-{
-    fail_status(r, jit_i32(r->e, code), pos, fail);
-}
-
-/* if (cond) fail with code at pos. */
-static void check(rd *r, LLVMValueRef cond, fbe_status code, LLVMValueRef pos,
-                  LLVMBasicBlockRef fail)
-{
-    jit_emit *e = r->e;
-    LLVMBasicBlockRef bad = jit_block(e, "bad"), ok = jit_block(e, "ok");
-    LLVMBuildCondBr(e->b, jit_unlikely(e, cond), bad, ok);
-    jit_position(e, bad);
-    fail_with(r, code, pos, fail);
-    jit_position(e, ok);
-}
-
-/* An internal function's budget result: negative (failed, already reported)
- * goes to fail with its status, anything else is the budget left. */
+/* An internal function's budget result: negative (failed) goes to fail,
+ * anything else is the budget left. */
 static void on_result(rd *r, LLVMValueRef budget, LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
-    LLVMBasicBlockRef bad = jit_block(e, "failed"), ok = jit_block(e, "ok");
-    LLVMValueRef failed = LLVMBuildICmp(e->b, LLVMIntSLT, budget, jit_i64(e, 0), "");
-    LLVMBuildCondBr(e->b, jit_unlikely(e, failed), bad, ok);
-    jit_position(e, bad);
-    LLVMBuildStore(e->b, LLVMBuildTrunc(e->b, LLVMBuildNeg(e->b, budget, ""), e->i32, ""),
-                   r->status);
-    LLVMBuildBr(e->b, r->report ? r->ret_bb : fail);
-    jit_position(e, ok);
+    jit_goto_if(e, LLVMBuildICmp(e->b, LLVMIntSLT, budget, jit_i64(e, 0), ""), fail);
     local_store(r, r->budget, budget);
 }
 
@@ -457,54 +346,15 @@ static void offset_test(rd *r, LLVMValueRef off, LLVMValueRef base, uint64_t nee
     jit_goto_if(r->e, ugt(r, add_c(r, add(r, base, off), need), r->size), rare);
 }
 
-/* The rare block of a reference whose checks did not all pass: which one failed,
- * its status and position, come from the runtime's copy of the rules
- * (fbe_native_std_ref, static_c.h); the failure is reported (verify) and goes
- * to fail. depth: whether r->depth applies (a struct below the root). The
- * budget is not passed (fbe_native_std_ref: it is charged last), so the budget
- * before the checks need not stay live beside the budget after them. */
-static void ref_rare(rd *r, LLVMBasicBlockRef rare, unsigned kind, uint32_t arg, LLVMValueRef pos,
-                     LLVMValueRef base, bool depth, LLVMBasicBlockRef fail)
-{
-    jit_emit *e = r->e;
-    LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b);
-    jit_position(e, rare);
-    if (r->bail) {
-        /* any status: the interpreter finds the real one. The store is dead,
-         * but a plain branch to fail instead made the README account's
-         * standard verify 272 instructions, not 260 (block layout) */
-        fail_with(r, FBE_BAD_OFFSET, pos, fail);
-        jit_position(e, saved);
-        return;
-    }
-    LLVMValueRef what = jit_i64(e, (uint64_t)kind << 33 | arg);
-    if (depth) {
-        LLVMValueRef no_level = LLVMBuildZExt(e->b, is_zero(r, r->depth), e->i64, "");
-        what = LLVMBuildOr(e->b, what, LLVMBuildShl(e->b, no_level, jit_i64(e, 32), ""), "");
-    }
-    LLVMValueRef args[] = {r->data, r->size, pos, base, what};
-    LLVMValueRef res = LLVMBuildCall2(e->b, r->ref_rare_t, r->ref_rare, args, 5, "");
-    LLVMSetInstructionCallConv(res, 14 /* preserve_mostcc */);
-    argmem_only(e, res, 1); /* it only reads the frame */
-    fail_status(r, LLVMBuildTrunc(e->b, LLVMBuildExtractValue(e->b, res, 0, ""), e->i32, ""),
-                LLVMBuildExtractValue(e->b, res, 1, ""), fail);
-    jit_position(e, saved);
-}
-
 static LLVMValueRef next_depth(rd *r)
 {
     return LLVMBuildNUWSub(r->e->b, r->depth, jit_i32(r->e, 1), "");
 }
 
-/* Calls an internal function on the body at `body` (level `depth`): a verify
- * function when host is NULL, else a read function into host. */
-static LLVMValueRef cold_call(rd *r, LLVMValueRef call)
+/* An entry point's own body call is always inlined (inline_call). */
+static LLVMValueRef body_call(rd *r, LLVMValueRef call)
 {
-    if (r->cold) {
-        unsigned kind = LLVMGetEnumAttributeKindForName("noinline", 8);
-        LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
-                                 LLVMCreateEnumAttribute(r->e->ctx, kind, 0));
-    } else if (r->inline_call) {
+    if (r->inline_call) {
         unsigned kind = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
         LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
                                  LLVMCreateEnumAttribute(r->e->ctx, kind, 0));
@@ -512,31 +362,31 @@ static LLVMValueRef cold_call(rd *r, LLVMValueRef call)
     return call;
 }
 
-static void call_body(rd *r, const fbe_ir_struct *T, LLVMValueRef fn, LLVMValueRef body,
-                      LLVMValueRef depth, LLVMValueRef host, LLVMBasicBlockRef fail)
+/* Calls an internal function on the body at `body` (level `depth`): a verify
+ * function when host is NULL, else a read function into host. */
+static void call_body(rd *r, LLVMValueRef fn, LLVMValueRef body, LLVMValueRef depth,
+                      LLVMValueRef host, LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
     if (!host) {
-        /* decoding (a precheck) reports nothing */
-        LLVMValueRef info = r->aptr ? LLVMConstNull(e->ptr) : r->info;
-        LLVMValueRef args[] = {r->data, r->size, info, body, depth,
-                               local_load(r, r->budget, e->i64), jit_host_ptr(e, T)};
-        on_result(r, cold_call(r, LLVMBuildCall2(e->b, r->verify_t, fn, args, 7, "")), fail);
+        LLVMValueRef args[] = {r->data, r->size, r->info, body, depth,
+                               local_load(r, r->budget, e->i64)};
+        on_result(r, body_call(r, LLVMBuildCall2(e->b, r->verify_t, fn, args, 6, "")), fail);
         return;
     }
     LLVMValueRef args[] = {r->data, r->size, r->ctx, body, depth, host,
                            local_load(r, r->budget, e->i64), local_load(r, r->aptr, e->ptr)};
-    LLVMValueRef res = cold_call(r, LLVMBuildCall2(e->b, r->read_t, fn, args, 8, ""));
+    LLVMValueRef res = body_call(r, LLVMBuildCall2(e->b, r->read_t, fn, args, 8, ""));
     local_store(r, r->aptr, LLVMBuildExtractValue(e->b, res, 1, ""));
     on_result(r, LLVMBuildExtractValue(e->b, res, 0, ""), fail);
 }
 
 enum { BODY_VERIFY, BODY_READ, BODY_READ_ALLOC };
 
-/* The bodies a struct function (or chunk) is defined for: complete ones only;
- * any length, each field checked against the body's size (older writers, AOT);
- * any length, a shorter one bailing at the start (older_guard, in process). */
-typedef enum { BODIES_COMPLETE, BODIES_GUARDED, BODIES_BAILING } bodies;
+/* The bodies a struct function is defined for: complete ones only (the caller
+ * tells them apart); any length, a shorter one (an older writer) bailing at
+ * the start (older_guard). */
+typedef enum { BODIES_COMPLETE, BODIES_BAILING } bodies;
 
 static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, LLVMBasicBlockRef fail);
 
@@ -553,83 +403,53 @@ static void older_guard(rd *r, const fbe_ir_struct *st, LLVMValueRef body, LLVMB
 
 /* chk_struct for the reference at pos (frame base `base`) to a body of type T one
  * level below r->depth (root: level 1, never too deep, and its body always fits
- * the fresh budget), then the body's fields: a complete body through T's own
- * function (inlined when small), a shorter one (older writer) through T's older
- * function (AOT) or, bailing, the interpreter's reading of the whole frame
- * (in process). The fast test is that every check
- * passes (small structs: and the body is complete); anything else goes to
- * ref_rare. Reference failures go to ref_fail, field failures to body_fail.
- * BODY_READ decodes into host; BODY_READ_ALLOC allocates the host struct once
- * the reference passed and stores its address at host (S?). */
+ * the fresh budget), then the body's fields through T's function (inlined when
+ * small). The fast test is that every check passes (small structs: and the body
+ * is complete); a failing check goes to ref_fail, a shorter body (an older
+ * writer: the interpreter takes the whole frame) and a failing field to
+ * body_fail. BODY_READ decodes into host; BODY_READ_ALLOC allocates the host
+ * struct once the reference passed and stores its address at host (S?). */
 static void struct_body(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMValueRef base,
                         LLVMBasicBlockRef ref_fail, LLVMBasicBlockRef body_fail, int mode,
                         LLVMValueRef host, bool root)
 {
     jit_emit *e = r->e;
     size_t ti = jit_struct_index(e, T);
-    LLVMBasicBlockRef rare = jit_block(e, "struct_rare");
+    LLVMBasicBlockRef rare = root && r->delegate ? r->delegate : ref_fail;
     LLVMValueRef budget = local_load(r, r->budget, e->i64);
     LLVMValueRef off = ld32(r, pos);
     offset_test(r, off, base, 8, rare);
     LLVMValueRef b = add(r, base, off);
     LLVMValueRef s = ld32(r, b);
-    /* Small structs have a function for complete bodies (inlined) and one for
-     * bodies an older writer made shorter; the others one function for both. */
-    bool split = r->inl[ti];
-    LLVMBasicBlockRef complete = jit_block(e, "complete"), older = jit_block(e, "older"),
-                      done = jit_block(e, "struct_done");
-    if (split) {
-        LLVMValueRef short_ = LLVMBuildICmp(e->b, LLVMIntULT, s, jit_i64(e, T->std_body_size), "");
-        LLVMBuildCondBr(e->b, jit_unlikely(e, short_), older, complete);
-    } else {
-        LLVMBuildBr(e->b, older);
-        LLVMDeleteBasicBlock(complete);
-    }
-    for (int k = split ? 0 : 1; k < 2; k++) {
-        jit_position(e, k ? older : complete);
-        /* s < 8 || b + s > size (the complete path has s >= body size >= 8) */
-        if (k)
-            jit_goto_if(r->e, LLVMBuildICmp(e->b, LLVMIntULT, s, jit_i64(e, 8), ""), rare);
-        jit_goto_if(r->e, ugt(r, add(r, b, s), r->size), rare);
-        LLVMValueRef type = jit_load_at(e, e->i32, r->data, add_c(r, b, 4));
-        jit_goto_if(r->e, LLVMBuildICmp(e->b, LLVMIntNE, type, jit_i32(e, T->type_number), ""), rare);
-        if (!root) { /* the root's body fits the fresh budget (s <= size == budget) */
-            jit_goto_if(r->e, is_zero(r, r->depth), rare);
-            jit_goto_if(r->e, ugt(r, s, budget), rare);
-        }
-        local_store(r, r->budget, LLVMBuildNUWSub(e->b, budget, s, ""));
-        LLVMValueRef target = mode == BODY_VERIFY ? NULL : host;
-        if (mode == BODY_READ_ALLOC) {
-            target = arena_alloc(r, jit_i64(e, T->host_size), ref_fail);
-            jit_store(e, target, host, 0);
-        }
-        bool old = split && k;
+    /* Small structs' function takes complete bodies only (inlined), the others'
+     * any length (older_guard). */
+    if (r->inl[ti]) {
         /* verify's older root goes to the entry's delegate (the call's own
          * arguments): `fbec verify` compiled 1.8 M instructions more through
          * the bail block */
-        if (old && root && r->delegate && mode == BODY_VERIFY) {
-            LLVMBuildBr(e->b, r->delegate);
-            continue;
-        }
-        if (old && r->bail) { /* an older writer's frame: the interpreter takes it all */
-            LLVMBuildBr(e->b, body_fail);
-            continue;
-        }
-        LLVMValueRef depth = root ? r->depth : next_depth(r);
-        LLVMValueRef fn = mode == BODY_VERIFY ? (old ? r->vpartial[ti] : e->fns[ti].std_verify)
-                                              : (old ? r->rpartial[ti] : e->fns[ti].std_read);
-        r->inline_call = root && !old && split;
-        call_body(r, T, fn, b, depth, target, body_fail);
-        r->inline_call = false;
-        LLVMBuildBr(e->b, done);
-    }
-    if (root && r->delegate) {
-        jit_position(e, rare);
-        LLVMBuildBr(e->b, r->delegate);
+        LLVMBasicBlockRef older = root && r->delegate && mode == BODY_VERIFY ? r->delegate : body_fail;
+        jit_goto_if(e, LLVMBuildICmp(e->b, LLVMIntULT, s, jit_i64(e, T->std_body_size), ""), older);
     } else {
-        ref_rare(r, rare, FBE_NATIVE_REF_STRUCT, T->type_number, pos, base, !root, ref_fail);
+        jit_goto_if(e, LLVMBuildICmp(e->b, LLVMIntULT, s, jit_i64(e, 8), ""), rare);
     }
-    jit_position(e, done);
+    /* b + s > size (s >= 8 here) */
+    jit_goto_if(e, ugt(r, add(r, b, s), r->size), rare);
+    LLVMValueRef type = jit_load_at(e, e->i32, r->data, add_c(r, b, 4));
+    jit_goto_if(e, LLVMBuildICmp(e->b, LLVMIntNE, type, jit_i32(e, T->type_number), ""), rare);
+    if (!root) { /* the root's body fits the fresh budget (s <= size == budget) */
+        jit_goto_if(e, is_zero(r, r->depth), rare);
+        jit_goto_if(e, ugt(r, s, budget), rare);
+    }
+    local_store(r, r->budget, LLVMBuildNUWSub(e->b, budget, s, ""));
+    LLVMValueRef target = mode == BODY_VERIFY ? NULL : host;
+    if (mode == BODY_READ_ALLOC) {
+        target = arena_alloc(r, jit_i64(e, T->host_size), ref_fail);
+        jit_store(e, target, host, 0);
+    }
+    LLVMValueRef fn = mode == BODY_VERIFY ? e->fns[ti].std_verify : e->fns[ti].std_read;
+    r->inline_call = root && r->inl[ti];
+    call_body(r, fn, b, root ? r->depth : next_depth(r), target, body_fail);
+    r->inline_call = false;
 }
 
 /* chk_optional for a present optional at pos (flag already non-zero) whose slot
@@ -638,13 +458,11 @@ static LLVMValueRef optional_slot(rd *r, uint32_t inl, LLVMValueRef pos, LLVMVal
                                   LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
-    LLVMBasicBlockRef rare = jit_block(e, "optional_rare");
     LLVMValueRef budget = local_load(r, r->budget, e->i64);
     LLVMValueRef off = ld32(r, add_c(r, pos, 1));
-    offset_test(r, off, base, inl, rare);
-    jit_goto_if(r->e, ugt(r, jit_i64(e, inl), budget), rare);
+    offset_test(r, off, base, inl, fail);
+    jit_goto_if(r->e, ugt(r, jit_i64(e, inl), budget), fail);
     local_store(r, r->budget, LLVMBuildNUWSub(e->b, budget, jit_i64(e, inl), ""));
-    ref_rare(r, rare, FBE_NATIVE_REF_OPTIONAL, inl, pos, base, false, fail);
     return add(r, base, off);
 }
 
@@ -656,7 +474,7 @@ static LLVMValueRef block_ref(rd *r, uint32_t es, LLVMValueRef pos, LLVMValueRef
                               LLVMBasicBlockRef empty, LLVMBasicBlockRef fail, LLVMValueRef *first)
 {
     jit_emit *e = r->e;
-    LLVMBasicBlockRef zero_or_bad = jit_block(e, "offset_rare"), rare = jit_block(e, "block_rare");
+    LLVMBasicBlockRef zero_or_bad = jit_block(e, "offset_rare");
     LLVMValueRef budget = local_load(r, r->budget, e->i64);
     LLVMValueRef off = ld32(r, pos);
     offset_test(r, off, base, 4, zero_or_bad);
@@ -664,15 +482,13 @@ static LLVMValueRef block_ref(rd *r, uint32_t es, LLVMValueRef pos, LLVMValueRef
     LLVMValueRef n = ld32(r, blk);
     LLVMValueRef bytes = es > 1 ? mul_c(r, n, es) : n;
     LLVMValueRef charged = add_c(r, bytes, 4);
-    jit_goto_if(r->e, ugt(r, add(r, blk, bytes), size_minus(r, 4)), rare);
-    jit_goto_if(r->e, ugt(r, charged, budget), rare);
+    jit_goto_if(r->e, ugt(r, add(r, blk, bytes), size_minus(r, 4)), fail);
+    jit_goto_if(r->e, ugt(r, charged, budget), fail);
     local_store(r, r->budget, LLVMBuildNUWSub(e->b, budget, charged, ""));
     LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b);
     jit_position(e, zero_or_bad);
-    LLVMBuildCondBr(e->b, is_zero(r, off), empty, rare);
+    LLVMBuildCondBr(e->b, is_zero(r, off), empty, fail);
     jit_position(e, saved);
-    ref_rare(r, rare, es ? FBE_NATIVE_REF_BLOCK : FBE_NATIVE_REF_STRING, es, pos, base, false,
-             fail);
     *first = add_c(r, blk, 4);
     return n;
 }
@@ -769,28 +585,16 @@ static void v_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
     }
 }
 
-/* Fields [lo, hi) of a body (verify): all of them, or (guarded: ssize != NULL)
- * those that fit in ssize bytes. */
+/* Fields [lo, hi) of a body (verify). */
 static void v_fields(rd *r, const fbe_ir_struct *st, size_t lo, size_t hi, LLVMValueRef body,
-                     LLVMValueRef ssize, LLVMBasicBlockRef done)
+                     LLVMBasicBlockRef done)
 {
-    jit_emit *e = r->e;
     for (size_t i = lo; i < hi; i++) {
         const fbe_ir_field *fd = &st->fields[i];
-        if (!needs_check(fd->type))
-            continue;
-        if (ssize) {
-            /* absent (older writer): so are all the fields after it */
-            LLVMBasicBlockRef next = jit_block(e, "present");
-            uint64_t end = (uint64_t)fd->std_offset + fd->type->std_inline_size;
-            LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntULT, ssize, jit_i64(e, end), ""), done,
-                            next);
-            jit_position(e, next);
-        }
-        r->field = fd;
-        v_value(r, fd->type, add_c(r, body, fd->std_offset), body, r->ret_bb);
+        if (needs_check(fd->type))
+            v_value(r, fd->type, add_c(r, body, fd->std_offset), body, r->ret_bb);
     }
-    LLVMBuildBr(e->b, done);
+    LLVMBuildBr(r->e->b, done);
 }
 
 static bool any_checked(const fbe_ir_struct *st, size_t lo, size_t hi)
@@ -802,9 +606,9 @@ static bool any_checked(const fbe_ir_struct *st, size_t lo, size_t hi)
 }
 
 /* The base whose functions read st's inherited fields (jit_inherited), or
- * NULL. Only a base with one guarded function for bodies of any length (not a
- * small struct's complete-body function) can take a derived struct's bodies,
- * complete or not; a small base's few fields are read again instead. */
+ * NULL. Only a base whose function takes bodies of any length (not a small
+ * struct's complete-body function) can take a derived struct's bodies; a small
+ * base's few fields are read again instead. */
 static const fbe_ir_struct *shared_base(rd *r, const fbe_ir_struct *st)
 {
     if (!jit_inherited(r->e, st) || r->inl[jit_struct_index(r->e, st->base)])
@@ -812,31 +616,30 @@ static const fbe_ir_struct *shared_base(rd *r, const fbe_ir_struct *st)
     return st->base;
 }
 
-/* Calls base's verify function on the body being verified (inherited fields),
- * reporting against r->rep: failures return. */
+/* Calls base's verify function on the body being verified (inherited fields):
+ * failures return. */
 static void verify_inherited(rd *r, const fbe_ir_struct *base, LLVMValueRef fn)
 {
     jit_emit *e = r->e;
     LLVMValueRef args[] = {r->data, r->size, r->info, LLVMGetParam(fn, 3), r->depth,
-                           local_load(r, r->budget, e->i64), r->rep};
+                           local_load(r, r->budget, e->i64)};
     on_result(r, LLVMBuildCall2(e->b, r->verify_t, r->e->fns[jit_struct_index(e, base)].std_verify,
-                                args, 7, ""),
+                                args, 6, ""),
               r->ret_bb);
 }
 
-/* std_verify.S (BODIES_COMPLETE, the caller tells complete bodies apart),
- * std_verify_older.S (BODIES_GUARDED) or one function for bodies of any length.
- * A chunk function (chunked structs) is the same for fields [lo, hi). With
- * `base` (st's root function: shared_base), fields [0, lo) are base's. */
+/* std_verify.S for complete bodies (BODIES_COMPLETE, small structs: the caller
+ * tells them apart) or bodies of any length. A chunk function (chunked structs)
+ * is the same for fields [lo, hi). With `base` (st's root function:
+ * shared_base), fields [0, lo) are base's. */
 static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodies kind,
                           size_t lo, size_t hi, const fbe_ir_struct *base)
 {
-    bool partial = kind == BODIES_GUARDED;
     jit_emit *e = r->e;
-    begin(r, fn, st, true, false);
+    begin(r, fn, false);
     LLVMValueRef body = LLVMGetParam(fn, 3);
     bool base_checked = base && any_checked(st, 0, lo);
-    if (!base_checked && !any_checked(st, lo, hi)) {
+    if (!base_checked && !any_checked(st, lo, hi)) { /* any body is valid */
         LLVMBuildRet(e->b, LLVMGetParam(fn, 5));
         return;
     }
@@ -844,7 +647,6 @@ static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodie
     r->body = body;
     r->room = LLVMBuildSub(e->b, r->size, body, "");
     r->many_refs = many_refs(r, st);
-    r->cold = partial && r->inl[jit_struct_index(e, st)];
     LLVMBasicBlockRef saved;
     r->ret_bb = at_block(r, "fail", &saved);
     ret_failed(r);
@@ -857,7 +659,7 @@ static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodie
         older_guard(r, st, body, r->ret_bb);
     if (base_checked)
         verify_inherited(r, base, fn);
-    v_fields(r, st, lo, hi, body, partial ? ld32(r, body) : NULL, done);
+    v_fields(r, st, lo, hi, body, done);
 }
 
 /* ---- deserialize ---------------------------------------------------------------- */
@@ -874,7 +676,7 @@ static LLVMValueRef arena_alloc(rd *r, LLVMValueRef n, LLVMBasicBlockRef fail)
     jit_emit *e = r->e;
     LLVMValueRef args[] = {r->aptr, ctx_gep(r, CTX_AEND), r->arena, ctx_gep(r, CTX_MEMORY), n};
     LLVMValueRef p = jit_call_handler(e, "alloc", args, 5);
-    check(r, LLVMBuildIsNull(e->b, p, ""), FBE_NOMEM, jit_i64(e, 0), fail);
+    jit_goto_if(e, LLVMBuildIsNull(e->b, p, ""), fail);
     return p;
 }
 
@@ -918,10 +720,9 @@ static void d_string(rd *r, LLVMValueRef pos, LLVMValueRef base, LLVMValueRef ho
                      LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
-    LLVMBasicBlockRef clean = zero_then(r, host, 16, fail);
     LLVMBasicBlockRef empty = jit_block(e, "str.empty"), done = jit_block(e, "str.done");
     LLVMValueRef payload;
-    LLVMValueRef n = block_ref(r, 0, pos, base, empty, clean, &payload);
+    LLVMValueRef n = block_ref(r, 0, pos, base, empty, fail, &payload);
     /* static_c.h's rule (sc_str_into): empty, borrowed or copied */
     LLVMValueRef after = LLVMBuildSub(e->b, LLVMBuildSub(e->b, r->size, payload, ""), n, "");
     LLVMValueRef borrow = LLVMBuildICmp(e->b, LLVMIntNE, r->borrow, jit_i32(e, 0), "");
@@ -929,8 +730,7 @@ static void d_string(rd *r, LLVMValueRef pos, LLVMValueRef base, LLVMValueRef ho
                            after, borrow, r->aptr, ctx_gep(r, CTX_AEND), r->arena,
                            ctx_gep(r, CTX_MEMORY)};
     LLVMValueRef st = jit_call_handler(e, "read_str", args, 9);
-    check(r, LLVMBuildICmp(e->b, LLVMIntNE, st, jit_i32(e, FBE_OK), ""), FBE_NOMEM, jit_i64(e, 0),
-          clean);
+    jit_goto_if(e, LLVMBuildICmp(e->b, LLVMIntNE, st, jit_i32(e, FBE_OK), ""), fail);
     LLVMBuildBr(e->b, done);
     jit_position(e, empty);
     jit_store(e, LLVMConstNull(e->ptr), host, 0);
@@ -943,14 +743,14 @@ static void d_string(rd *r, LLVMValueRef pos, LLVMValueRef base, LLVMValueRef ho
 static void d_struct(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMValueRef base,
                      LLVMValueRef host, LLVMBasicBlockRef fail)
 {
-    struct_body(r, T, pos, base, zero_then(r, host, T->host_size, fail), fail, BODY_READ, host,
-                false);
+    struct_body(r, T, pos, base, fail, fail, BODY_READ, host, false);
 }
 
-/* Large arrays of elements not yet checked: verify them first (same budget,
- * restored afterwards) when the allocation would be out of proportion. */
-static void precheck(rd *r, const fbe_ir_type *t, LLVMValueRef elems, LLVMValueRef count,
-                     LLVMValueRef base, uint32_t hs, LLVMBasicBlockRef fail)
+/* Large arrays of elements not yet checked: when the allocation would be out
+ * of proportion, the interpreter's deserialize verifies them first (the frame
+ * bails to fail). */
+static void precheck(rd *r, const fbe_ir_type *t, LLVMValueRef count, uint32_t hs,
+                     LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
     if (!needs_check(t->elem) && !(is_map(t) && needs_check(t->key)))
@@ -960,20 +760,7 @@ static void precheck(rd *r, const fbe_ir_type *t, LLVMValueRef elems, LLVMValueR
     LLVMValueRef big = LLVMBuildAnd(
         e->b, ugt(r, bytes, jit_i64(e, 4096)),
         ugt(r, LLVMBuildLShr(e->b, bytes, jit_i64(e, 2), ""), budget), "");
-    if (r->bail) { /* the interpreter's deserialize makes the check */
-        jit_goto_if(r->e, big, fail);
-        return;
-    }
-    jit_if c;
-    jit_if_begin(e, &c, jit_unlikely(e, big));
-    bool report = r->report, cold = r->cold;
-    r->report = false;
-    r->cold = true;
-    v_elems(r, t, elems, count, base, fail);
-    r->report = report;
-    r->cold = cold;
-    local_store(r, r->budget, budget);
-    jit_if_end(e, &c);
+    jit_goto_if(e, big, fail);
 }
 
 static void d_seq(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef base,
@@ -994,7 +781,7 @@ static void d_seq(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef ba
     jit_if_begin(e, &c2, LLVMBuildICmp(e->b, LLVMIntNE, n, jit_i64(e, 0), ""));
     bool scalar = map ? is_scalar(k) && is_scalar(v) : is_scalar(v);
     if (!scalar)
-        precheck(r, t, elems, n, base, hs, fail);
+        precheck(r, t, n, hs, fail);
     LLVMValueRef arr = arena_alloc(r, mul_c(r, n, hs), fail);
     jit_store(e, arr, host, 0);
     if (!map && scalar) {
@@ -1008,22 +795,11 @@ static void d_seq(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef ba
         if (map && scalar) {
             d_scalar(r, k, p, item);
             d_scalar(r, v, add_c(r, p, ks), jit_gep_c(e, item, vo));
+        } else if (map) {
+            d_value(r, k, p, base, item, fail);
+            d_value(r, v, add_c(r, p, ks), base, jit_gep_c(e, item, vo), fail);
         } else {
-            /* on failure element i is safe, the ones after it were never written */
-            LLVMBasicBlockRef saved, sized = fail;
-            if (!r->bail) {
-                sized = at_block(r, "seq.fail", &saved);
-                jit_store(e, add_c(r, jit_loop_index(e, &loop), 1), host, 8);
-                LLVMBuildBr(e->b, fail);
-                back(r, saved);
-            }
-            if (map) {
-                d_value(r, k, p, base, item,
-                        zero_then(r, jit_gep_c(e, item, vo), v->host_size, sized));
-                d_value(r, v, add_c(r, p, ks), base, jit_gep_c(e, item, vo), sized);
-            } else {
-                d_value(r, v, p, base, item, sized);
-            }
+            d_value(r, v, p, base, item, fail);
         }
         jit_loop_end(e, &loop);
     }
@@ -1060,8 +836,7 @@ static void d_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
             /* absent, or failing its checks: has_value false, value zero */
             jit_if c;
             jit_if_begin(e, &c, LLVMBuildICmp(e->b, LLVMIntNE, ld8(r, pos), jit_i8(e, 0), ""));
-            LLVMValueRef slot = optional_slot(r, inner->std_inline_size, pos, base,
-                                              zero_then(r, host, t->host_size, fail));
+            LLVMValueRef slot = optional_slot(r, inner->std_inline_size, pos, base, fail);
             jit_store(e, jit_i8(e, 1), host, 0);
             d_value(r, inner, slot, slot, jit_gep_c(e, host, t->host_value_offset), fail);
             jit_if_else(e, &c);
@@ -1080,24 +855,13 @@ static void d_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
         if (n <= UNROLL_MAX) {
             for (uint32_t i = 0; i < n; i++)
                 d_value(r, el, add_c(r, pos, (uint64_t)i * es), base,
-                        jit_gep_c(e, host, (uint64_t)i * hs),
-                        zero_then(r, jit_gep_c(e, host, (uint64_t)(i + 1) * hs),
-                                  (uint64_t)(n - i - 1) * hs, fail));
+                        jit_gep_c(e, host, (uint64_t)i * hs), fail);
             break;
         }
         jit_loop loop;
         jit_loop_begin(e, &loop, jit_i64(e, n));
         LLVMValueRef i = jit_loop_index(e, &loop);
-        LLVMBasicBlockRef saved, rest = fail;
-        if (!r->bail) {
-            rest = at_block(r, "array.fail", &saved);
-            LLVMValueRef j = add_c(r, jit_loop_index(e, &loop), 1);
-            jit_memset(e, jit_gep(e, host, mul_c(r, j, hs)), 0,
-                       mul_c(r, LLVMBuildSub(e->b, jit_i64(e, n), j, ""), hs));
-            LLVMBuildBr(e->b, fail);
-            back(r, saved);
-        }
-        d_value(r, el, add(r, pos, mul_c(r, i, es)), base, jit_gep(e, host, mul_c(r, i, hs)), rest);
+        d_value(r, el, add(r, pos, mul_c(r, i, es)), base, jit_gep(e, host, mul_c(r, i, hs)), fail);
         jit_loop_end(e, &loop);
         break;
     }
@@ -1114,46 +878,17 @@ static void d_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
     }
 }
 
-/* Fields [lo, hi) of a body (deserialize). Complete (ssize == NULL): every
- * field, runs of plain scalars whose wire and host layouts agree as one block
- * copy. Guarded: a field i that does not fit goes to init[i - lo] (schema
- * defaults from there on). A failure in field i goes to zero[i + 1 - lo]
- * (fields after it zeroed). */
+/* Fields [lo, hi) of a body (deserialize): runs of plain scalars whose wire
+ * and host layouts agree as one block copy. */
 static void d_fields(rd *r, const fbe_ir_struct *st, size_t lo, size_t hi, LLVMValueRef body,
-                     LLVMValueRef ssize, LLVMValueRef host, LLVMBasicBlockRef *zero,
-                     LLVMBasicBlockRef *init, LLVMBasicBlockRef done)
+                     LLVMValueRef host, LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
     for (size_t i = lo; i < hi;) {
         const fbe_ir_field *fd = &st->fields[i];
-        r->field = fd;
         size_t j = fbe_ir_plain_run(st->fields, i, hi);
         if (j > i) {
-            /* a run of fields laid out identically on the wire and in the host:
-             * one copy when all of it is present */
             uint64_t len = fbe_ir_plain_run_bytes(st->fields, i, j);
-            if (ssize) {
-                /* not all of it: field by field up to the first absent one (rare) */
-                LLVMBasicBlockRef all = jit_block(e, "run"), some = jit_block(e, "run.part");
-                LLVMValueRef short_ = LLVMBuildICmp(e->b, LLVMIntULT, ssize,
-                                                    jit_i64(e, fd->std_offset + len), "");
-                LLVMBuildCondBr(e->b, jit_unlikely(e, short_), some, all);
-                jit_position(e, some);
-                for (size_t k = i; k < j; k++) {
-                    const fbe_ir_field *fk = &st->fields[k];
-                    LLVMBasicBlockRef next = jit_block(e, "present");
-                    uint64_t end = (uint64_t)fk->std_offset + fk->type->std_inline_size;
-                    LLVMBuildCondBr(e->b,
-                                    LLVMBuildICmp(e->b, LLVMIntULT, ssize, jit_i64(e, end), ""),
-                                    init[k - lo], next);
-                    jit_position(e, next);
-                    d_value(r, fk->type, add_c(r, body, fk->std_offset), body,
-                            jit_gep_c(e, host, fk->host_offset), zero[k + 1 - lo]);
-                }
-                /* the run's last field did not fit: never reached */
-                LLVMBuildBr(e->b, init[j - lo]);
-                jit_position(e, all);
-            }
             LLVMValueRef src = jit_gep(e, r->data, add_c(r, body, fd->std_offset));
             LLVMValueRef dst = jit_gep_c(e, host, fd->host_offset);
             if (len == 1 || len == 2 || len == 4 || len == 8 || len == 16)
@@ -1163,23 +898,15 @@ static void d_fields(rd *r, const fbe_ir_struct *st, size_t lo, size_t hi, LLVMV
             i = j;
             continue;
         }
-        if (ssize) {
-            LLVMBasicBlockRef next = jit_block(e, "present");
-            uint64_t end = (uint64_t)fd->std_offset + fd->type->std_inline_size;
-            LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntULT, ssize, jit_i64(e, end), ""),
-                            init[i - lo], next);
-            jit_position(e, next);
-        }
         d_value(r, fd->type, add_c(r, body, fd->std_offset), body,
-                jit_gep_c(e, host, fd->host_offset), zero[i + 1 - lo]);
+                jit_gep_c(e, host, fd->host_offset), fail);
         i++;
     }
-    LLVMBuildBr(e->b, done);
 }
 
 /* Calls base's read function on the body being read (inherited fields into
- * the same host value, whose first member is the base): a failure, the base's
- * later fields zeroed, goes to fail. */
+ * the same host value, whose first member is the base): a failure goes to
+ * fail. */
 static void read_inherited(rd *r, const fbe_ir_struct *base, LLVMValueRef fn,
                            LLVMBasicBlockRef fail)
 {
@@ -1193,85 +920,27 @@ static void read_inherited(rd *r, const fbe_ir_struct *base, LLVMValueRef fn,
     on_result(r, LLVMBuildExtractValue(e->b, res, 0, ""), fail);
 }
 
-/* std_read.S and std_read_older.S, like define_verify; a chunk function reads
- * fields [lo, hi). */
-static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodies kind,
+/* std_read.S, like define_verify; a chunk function reads fields [lo, hi). */
+static void define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodies kind,
                         size_t lo, size_t hi, const fbe_ir_struct *base)
 {
-    bool partial = kind == BODIES_GUARDED;
     jit_emit *e = r->e;
-    begin(r, fn, st, false, true);
+    begin(r, fn, true);
     LLVMValueRef body = LLVMGetParam(fn, 3);
     LLVMValueRef host = LLVMGetParam(fn, 5);
-    size_t n = hi - lo;
     load_state(r, fn);
-    if (n == 0) {
-        if (base) {
-            LLVMBasicBlockRef saved, fail = at_block(r, "failed", &saved);
-            ret_failed(r);
-            back(r, saved);
-            read_inherited(r, base, fn, fail);
-        }
-        ret_ok(r);
-        return true;
-    }
+    LLVMBasicBlockRef saved, fail = at_block(r, "failed", &saved);
+    ret_failed(r);
+    back(r, saved);
     r->body = body;
     r->room = LLVMBuildSub(e->b, r->size, body, "");
-    if (kind == BODIES_BAILING) {
-        LLVMBasicBlockRef saved, failed = at_block(r, "older.failed", &saved);
-        ret_failed(r);
-        back(r, saved);
-        older_guard(r, st, body, failed);
-    }
     r->many_refs = many_refs(r, st);
-    r->cold = partial && r->inl[jit_struct_index(e, st)];
-    LLVMBasicBlockRef *zero = calloc(2 * (n + 1), sizeof *zero), *init = zero + n + 1;
-    if (!zero)
-        return false;
-    LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b);
-    for (size_t i = 0; i <= n; i++) {
-        zero[i] = !r->bail || i == 0 ? jit_block(e, "zero.rest") : zero[0];
-        init[i] = partial ? jit_block(e, "defaults") : NULL;
-    }
-    /* zero[i]: fields i.. zeroed, then return the status (with the arena cursor:
-     * what was allocated stays allocated); bailing, one block returns */
-    for (size_t i = 0; i <= n; i++) {
-        if (r->bail && i)
-            break;
-        jit_position(e, zero[i]);
-        if (i == n || r->bail) {
-            ret_failed(r);
-            continue;
-        }
-        const fbe_ir_field *fd = &st->fields[lo + i];
-        store_zero(r, jit_gep_c(e, host, fd->host_offset), fd->type->host_size);
-        LLVMBuildBr(e->b, zero[i + 1]);
-    }
-    /* init[i]: fields i.. an older writer did not have get their defaults */
-    for (size_t i = 0; partial && i <= n; i++) {
-        jit_position(e, init[i]);
-        if (i == n) {
-            ret_ok(r);
-            continue;
-        }
-        LLVMValueRef args[] = {jit_host_ptr(e, &st->fields[lo + i]),
-                               jit_gep_c(e, host, st->fields[lo + i].host_offset)};
-        LLVMBuildCall2(e->b, e->fn_init_field_t, e->fn_init_field, args, 2, "");
-        LLVMBuildBr(e->b, init[i + 1]);
-    }
-    jit_position(e, saved);
-    LLVMBasicBlockRef done = at_block(r, "done", &saved);
-    ret_ok(r);
-    back(r, saved);
-
+    if (kind == BODIES_BAILING)
+        older_guard(r, st, body, fail);
     if (base)
-        read_inherited(r, base, fn, zero[0]);
-    if (partial)
-        d_fields(r, st, lo, hi, body, ld32(r, body), host, zero, init, init[n]);
-    else
-        d_fields(r, st, lo, hi, body, NULL, host, zero, init, done);
-    free(zero);
-    return true;
+        read_inherited(r, base, fn, fail);
+    d_fields(r, st, lo, hi, body, host, fail);
+    ret_ok(r);
 }
 
 /* ---- chunked structs ------------------------------------------------------------- */
@@ -1282,25 +951,10 @@ static bool define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodies 
  * A large struct (emit.h: jit_chunks) is therefore read by a tree of functions,
  * the struct's own function at the root; every function stays bounded, so the
  * compile is linear. Each node has the struct function's signature and the
- * leaves run the same guarded field code, so checks, order, errors and budget
- * are unchanged: a field an older writer left out makes every later field
- * absent too (offsets grow), in the next leaves as well. */
-
-/* Chunks need fields laid out in order on the wire and in the host (which the IR
- * does; checked rather than assumed): a node zeroes its failed child's
- * successors as byte ranges. */
+ * leaves run the same field code, so checks, order and budget are unchanged. */
 static bool chunked(const fbe_ir_struct *st)
 {
-    size_t n = st->field_count;
-    if (n <= jit_chunks.min_fields || jit_chunks.fields < 2)
-        return false;
-    for (size_t i = 1; i < n; i++) {
-        const fbe_ir_field *a = &st->fields[i - 1], *b = &st->fields[i];
-        if (b->std_offset < a->std_offset + (uint64_t)a->type->std_inline_size ||
-            b->host_offset < a->host_offset + (uint64_t)a->type->host_size)
-            return false;
-    }
-    return true;
+    return st->field_count > jit_chunks.min_fields && jit_chunks.fields >= 2;
 }
 
 static void mark_noalias(jit_emit *e, LLVMValueRef fn, unsigned param);
@@ -1314,15 +968,15 @@ static LLVMValueRef chunk_fn(rd *r, const fbe_ir_struct *st, bool reading, size_
     return fn;
 }
 
-/* std_verify for fields [lo, hi) of a chunked struct (guarded: bodies of any
- * length): a leaf or its children in order, each having reported its own
- * failure. */
-static bool define_verify_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo,
-                               size_t hi, const fbe_ir_struct *base)
+/* std_verify for fields [lo, hi) of a chunked struct: a leaf or its children
+ * in order. The struct's own function (kind BODIES_BAILING) checks the body is
+ * complete; its chunks take complete bodies only. */
+static bool define_verify_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodies kind,
+                               size_t lo, size_t hi, const fbe_ir_struct *base)
 {
     jit_emit *e = r->e;
     if (hi - lo <= jit_chunks.fields) {
-        define_verify(r, st, fn, BODIES_GUARDED, lo, hi, base);
+        define_verify(r, st, fn, kind, lo, hi, base);
         return true;
     }
     size_t span = jit_chunk_span(lo, hi, jit_chunks.fields), k = (hi - lo + span - 1) / span;
@@ -1334,25 +988,27 @@ static bool define_verify_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, 
         if (!any_checked(st, a, b))
             continue;
         fns[c] = chunk_fn(r, st, false, a, b);
-        if (!define_verify_node(r, st, fns[c], a, b, NULL)) {
+        if (!define_verify_node(r, st, fns[c], BODIES_COMPLETE, a, b, NULL)) {
             free(fns);
             return false;
         }
     }
-    begin(r, fn, st, true, false);
+    begin(r, fn, false);
     load_state(r, fn);
     LLVMBasicBlockRef saved;
     r->ret_bb = at_block(r, "fail", &saved);
     ret_failed(r);
     back(r, saved);
+    if (kind == BODIES_BAILING)
+        older_guard(r, st, LLVMGetParam(fn, 3), r->ret_bb);
     if (base && any_checked(st, 0, lo))
         verify_inherited(r, base, fn);
     for (size_t c = 0; c < k; c++) {
         if (!fns[c])
             continue;
         LLVMValueRef args[] = {r->data, r->size, r->info, LLVMGetParam(fn, 3), r->depth,
-                               local_load(r, r->budget, e->i64), r->rep};
-        on_result(r, LLVMBuildCall2(e->b, r->verify_t, fns[c], args, 7, ""), r->ret_bb);
+                               local_load(r, r->budget, e->i64)};
+        on_result(r, LLVMBuildCall2(e->b, r->verify_t, fns[c], args, 6, ""), r->ret_bb);
     }
     ret_ok(r);
     free(fns);
@@ -1360,68 +1016,54 @@ static bool define_verify_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, 
 }
 
 /* std_read for fields [lo, hi) of a chunked struct: a leaf or its children in
- * order. A failed child has zeroed its own fields after the failing one; this
- * zeroes the later children's (one range each: the fields are in order) and
- * returns the status. */
-static bool define_read_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, size_t lo, size_t hi,
-                             const fbe_ir_struct *base)
+ * order, as define_verify_node. */
+static bool define_read_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodies kind,
+                             size_t lo, size_t hi, const fbe_ir_struct *base)
 {
     jit_emit *e = r->e;
-    if (hi - lo <= jit_chunks.fields)
-        return define_read(r, st, fn, BODIES_GUARDED, lo, hi, base);
+    if (hi - lo <= jit_chunks.fields) {
+        define_read(r, st, fn, kind, lo, hi, base);
+        return true;
+    }
     size_t span = jit_chunk_span(lo, hi, jit_chunks.fields), k = (hi - lo + span - 1) / span;
     LLVMValueRef *fns = calloc(k, sizeof *fns);
-    LLVMBasicBlockRef *zero = calloc(k + 1, sizeof *zero);
-    bool ok = fns && zero;
-    for (size_t c = 0; c < k && ok; c++) {
+    if (!fns)
+        return false;
+    for (size_t c = 0; c < k; c++) {
         size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
         fns[c] = chunk_fn(r, st, true, a, b);
-        ok = define_read_node(r, st, fns[c], a, b, NULL);
+        if (!define_read_node(r, st, fns[c], BODIES_COMPLETE, a, b, NULL)) {
+            free(fns);
+            return false;
+        }
     }
-    if (!ok) {
-        free(fns);
-        free(zero);
-        return false;
-    }
-    begin(r, fn, st, false, true);
+    begin(r, fn, true);
     load_state(r, fn);
     LLVMValueRef body = LLVMGetParam(fn, 3), host = LLVMGetParam(fn, 5);
-    LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b);
-    for (size_t c = 0; c <= k; c++)
-        zero[c] = jit_block(e, "zero.chunks");
-    for (size_t c = 0; c <= k; c++) {
-        jit_position(e, zero[c]);
-        if (c == k) {
-            ret_failed(r);
-            continue;
-        }
-        size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
-        const fbe_ir_field *last = &st->fields[b - 1];
-        uint64_t from = st->fields[a].host_offset;
-        store_zero(r, jit_gep_c(e, host, from), last->host_offset + last->type->host_size - from);
-        LLVMBuildBr(e->b, zero[c + 1]);
-    }
-    jit_position(e, saved);
+    LLVMBasicBlockRef saved, fail = at_block(r, "failed", &saved);
+    ret_failed(r);
+    back(r, saved);
+    if (kind == BODIES_BAILING)
+        older_guard(r, st, body, fail);
     if (base)
-        read_inherited(r, base, fn, zero[0]);
+        read_inherited(r, base, fn, fail);
     for (size_t c = 0; c < k; c++) {
         LLVMValueRef args[] = {r->data, r->size, r->ctx, body, r->depth, host,
                                local_load(r, r->budget, e->i64), local_load(r, r->aptr, e->ptr)};
         LLVMValueRef res = LLVMBuildCall2(e->b, r->read_t, fns[c], args, 8, "");
         local_store(r, r->aptr, LLVMBuildExtractValue(e->b, res, 1, ""));
-        on_result(r, LLVMBuildExtractValue(e->b, res, 0, ""), zero[c + 1]);
+        on_result(r, LLVMBuildExtractValue(e->b, res, 0, ""), fail);
     }
     ret_ok(r);
     free(fns);
-    free(zero);
     return true;
 }
 
 /* ---- entry points ------------------------------------------------------------------ */
 
 /* The frame header (static_c.h's sc_chk_frame): leaves r->size = full_size =
- * the budget. Failures, all at position 0, go to fail. */
-static void frame(rd *r, LLVMValueRef data, LLVMValueRef size, LLVMBasicBlockRef fail)
+ * the budget. Failures go to the entry's delegate. */
+static void frame(rd *r, LLVMValueRef data, LLVMValueRef size)
 {
     jit_emit *e = r->e;
     LLVMValueRef zero = jit_i64(e, 0);
@@ -1429,15 +1071,7 @@ static void frame(rd *r, LLVMValueRef data, LLVMValueRef size, LLVMBasicBlockRef
     LLVMValueRef slot = jit_alloca(e, e->i64, "full");
     LLVMValueRef args[] = {data, size, slot};
     LLVMValueRef st = jit_call_handler(e, "std_frame", args, 3);
-    LLVMBasicBlockRef bad = jit_block(e, "bad_frame"), ok = jit_block(e, "frame_ok");
-    LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildICmp(e->b, LLVMIntNE, st, jit_i32(e, 0), "")),
-                    bad, ok);
-    jit_position(e, bad);
-    if (r->delegate)
-        LLVMBuildBr(e->b, r->delegate);
-    else
-        fail_status(r, st, zero, fail);
-    jit_position(e, ok);
+    jit_goto_if(e, LLVMBuildICmp(e->b, LLVMIntNE, st, jit_i32(e, 0), ""), r->delegate);
     LLVMValueRef full = LLVMBuildLoad2(e->b, e->i64, slot, "");
     r->size = full;
     local_store(r, r->budget, full);
@@ -1468,35 +1102,19 @@ static void define_verify_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *
     LLVMValueRef fn = f->entry[FBE_STANDARD][FBE_OP_VERIFY];
     if (!fn) /* not a selected type (jit_emit.entry_types) */
         return;
-    begin(r, fn, st, true, false);
+    begin(r, fn, false);
     LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1),
                  size = LLVMGetParam(fn, 2), info = LLVMGetParam(fn, 3),
                  options = LLVMGetParam(fn, 4);
     r->info = info;
-
-    LLVMBasicBlockRef saved,
-        bad_arg = r->delegate = jit_delegate_block(e, FBE_STANDARD, FBE_OP_VERIFY);
-    if (!bad_arg) {
-        bad_arg = at_block(r, "bad_argument", &saved);
-        LLVMValueRef args[] = {info, jit_i32(e, FBE_INVALID_ARGUMENT), jit_i64(e, 0),
-                               LLVMConstNull(e->ptr), LLVMConstNull(e->ptr)};
-        report_call(e, args);
-        LLVMBuildRet(e->b, jit_i32(e, FBE_INVALID_ARGUMENT));
-        back(r, saved);
-    }
-    check_arguments(r, type, data, size, bad_arg);
+    r->delegate = jit_delegate_block(e, FBE_STANDARD, FBE_OP_VERIFY);
+    check_arguments(r, type, data, size, r->delegate);
 
     /* the root body is level 1 (max_depth >= 1); the limit is the call's */
     LLVMValueRef max_depth = jit_depth_limit(e, options, true);
     r->depth = LLVMBuildSub(e->b, max_depth, jit_i32(e, 1), "");
-    if (!r->bail) {
-        r->ret_bb = at_block(r, "fail", &saved);
-        LLVMBuildRet(e->b, local_load(r, r->status, e->i32));
-        back(r, saved);
-    }
-    frame(r, data, size, r->ret_bb);
-    if (r->bail)
-        r->ret_bb = jit_verify_bail_block(e, FBE_STANDARD, st, r->data, r->size, info, max_depth);
+    frame(r, data, size);
+    r->ret_bb = jit_verify_bail_block(e, FBE_STANDARD, st, r->data, r->size, info, max_depth);
     struct_body(r, st, jit_i64(e, 4), r->body, r->ret_bb, r->ret_bb, BODY_VERIFY, NULL, true);
     /* *info = {FBE_OK} */
     jit_if c;
@@ -1515,7 +1133,7 @@ static void define_read_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *f)
     LLVMValueRef fn = f->entry[FBE_STANDARD][FBE_OP_DESERIALIZE];
     if (!fn) /* not a selected type (jit_emit.entry_types) */
         return;
-    begin(r, fn, st, false, true);
+    begin(r, fn, true);
     LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1),
                  size = LLVMGetParam(fn, 2), value = LLVMGetParam(fn, 3),
                  options = LLVMGetParam(fn, 4), consumed = LLVMGetParam(fn, 5);
@@ -1526,32 +1144,13 @@ static void define_read_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *f)
     jit_store(e, jit_i64(e, 0), consumed, 0);
     jit_if_end(e, &c);
 
-    LLVMBasicBlockRef saved,
-        bad_arg = r->delegate = jit_delegate_block(e, FBE_STANDARD, FBE_OP_DESERIALIZE);
-    LLVMBasicBlockRef no_arena = bad_arg;
-    if (!bad_arg) {
-        bad_arg = at_block(r, "bad_argument", &saved);
-        LLVMBuildRet(e->b, jit_i32(e, FBE_INVALID_ARGUMENT));
-        back(r, saved);
-        no_arena = at_block(r, "no_arena", &saved);
-        store_zero(r, value, st->host_size);
-        LLVMBuildRet(e->b, jit_i32(e, FBE_INVALID_ARGUMENT));
-        back(r, saved);
-    }
-    LLVMBasicBlockRef has_type = jit_block(e, "has_type"), has_value = jit_block(e, "has_value"),
-                      has_options = jit_block(e, "has_options");
-    LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildIsNull(e->b, type, "")), bad_arg, has_type);
-    jit_position(e, has_type);
-    LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildIsNull(e->b, value, "")), bad_arg, has_value);
-    jit_position(e, has_value);
-    LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildIsNull(e->b, options, "")), no_arena,
-                    has_options);
-    jit_position(e, has_options);
+    LLVMBasicBlockRef bad_arg = r->delegate = jit_delegate_block(e, FBE_STANDARD, FBE_OP_DESERIALIZE);
+    jit_goto_if(e, LLVMBuildIsNull(e->b, type, ""), bad_arg);
+    jit_goto_if(e, LLVMBuildIsNull(e->b, value, ""), bad_arg);
+    jit_goto_if(e, LLVMBuildIsNull(e->b, options, ""), bad_arg);
     LLVMValueRef arena = jit_load(e, e->ptr, options, offsetof(fbe_decode_options, arena));
-    LLVMBasicBlockRef has_arena = jit_block(e, "has_arena");
-    LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildIsNull(e->b, arena, "")), no_arena, has_arena);
-    jit_position(e, has_arena);
-    check_arguments(r, type, data, size, no_arena);
+    jit_goto_if(e, LLVMBuildIsNull(e->b, arena, ""), bad_arg);
+    check_arguments(r, type, data, size, bad_arg);
 
     LLVMValueRef md = jit_depth_limit(e, options, false);
     LLVMValueRef flags = jit_load(e, e->i32, options, offsetof(fbe_decode_options, flags));
@@ -1564,30 +1163,17 @@ static void define_read_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *f)
     LLVMValueRef aptr = jit_load(e, e->ptr, arena, offsetof(fbe_arena, ptr));
     local_store(r, r->aptr, aptr);
 
-    /* bailing, the interpreter's deserialize answers any failure, on the arena
-     * as the call found it (the frame's and the root's go to r->delegate) */
-    LLVMBasicBlockRef fail, failed;
-    if (r->bail) {
-        fail = failed = jit_read_bail_block(e, FBE_STANDARD, arena, ctx_gep(r, CTX_MEMORY), aptr);
-    } else {
-        fail = at_block(r, "fail", &saved);
-        store_zero(r, value, st->host_size);
-        LLVMBuildRet(e->b, local_load(r, r->status, e->i32));
-        back(r, saved);
-        /* a failure in the fields: what was allocated stays allocated */
-        failed = at_block(r, "failed", &saved);
-        jit_store(e, local_load(r, r->aptr, e->ptr), arena, offsetof(fbe_arena, ptr));
-        LLVMBuildRet(e->b, jit_decode_status(e, local_load(r, r->status, e->i32), ctx_gep(r, CTX_MEMORY)));
-        back(r, saved);
-    }
-    frame(r, data, size, fail);
+    /* the interpreter's deserialize answers any failure, on the arena as the
+     * call found it (the frame's and the root's go to r->delegate) */
+    LLVMBasicBlockRef fail = jit_read_bail_block(e, FBE_STANDARD, arena, ctx_gep(r, CTX_MEMORY), aptr);
+    frame(r, data, size);
     /* the decode budget (arena.h): input is the frame */
     LLVMValueRef memory = ctx_gep(r, CTX_MEMORY);
     jit_store(e, jit_i64(e, 0), memory, offsetof(fbe_decode_budget, cap));
     jit_store(e, jit_load(e, e->i64, options, offsetof(fbe_decode_options, max_memory)), memory,
               offsetof(fbe_decode_budget, max_memory));
     jit_store(e, r->size, memory, offsetof(fbe_decode_budget, input));
-    struct_body(r, st, jit_i64(e, 4), r->body, fail, failed, BODY_READ, value, true);
+    struct_body(r, st, jit_i64(e, 4), r->body, fail, fail, BODY_READ, value, true);
     jit_store(e, local_load(r, r->aptr, e->ptr), arena, offsetof(fbe_arena, ptr));
     jit_if c2;
     jit_if_begin(e, &c2, LLVMBuildIsNotNull(e->b, consumed, ""));
@@ -1689,48 +1275,7 @@ LLVMTypeRef jit_decode_budget_t(jit_emit *e)
     return LLVMStructTypeInContext(e->ctx, fields, 5, 0);
 }
 
-LLVMValueRef jit_decode_status(jit_emit *e, LLVMValueRef status, LLVMValueRef budget)
-{
-    LLVMValueRef cap = jit_load(e, e->i64, budget, offsetof(fbe_decode_budget, cap));
-    LLVMValueRef spent = LLVMBuildAnd(
-        e->b, LLVMBuildICmp(e->b, LLVMIntEQ, status, jit_i32(e, FBE_NOMEM), ""),
-        LLVMBuildICmp(e->b, LLVMIntEQ, cap, jit_i64(e, FBE_DECODE_SPENT), ""), "");
-    return LLVMBuildSelect(e->b, spent, jit_i32(e, FBE_MEMORY_LIMIT), status, "");
-}
-
 /* ---- module ---------------------------------------------------------------------- */
-
-/* An older writer's path (AOT objects): out of line, cold, not optimized. */
-static void cold_older(jit_emit *e, LLVMValueRef fn)
-{
-    jit_fn_attr(e, fn, "noinline");
-    jit_fn_attr(e, fn, "cold");
-    jit_fn_attr(e, fn, "optnone");
-}
-
-/* A runtime function native code calls on a rare path. */
-/* The rare blocks call fbe_native_std_ref through a thunk that preserves the
- * caller's registers (preserve_mostcc): with the C convention the values the
- * failure paths need must survive a call, which moved them out of the
- * registers the hot path wants (README account deserialize 664 -> 697
- * instructions, measured). */
-static LLVMValueRef ref_rare_thunk(jit_emit *e, LLVMValueRef target, LLVMTypeRef type)
-{
-    LLVMValueRef fn = LLVMAddFunction(e->mod, "fbe.std_ref", type);
-    LLVMSetLinkage(fn, LLVMInternalLinkage);
-    LLVMSetFunctionCallConv(fn, 14 /* preserve_mostcc */);
-    jit_fn_attr(e, fn, "noinline");
-    jit_fn_attr(e, fn, "cold");
-    jit_fn_attr(e, fn, "nounwind");
-    LLVMBuilderRef b = LLVMCreateBuilderInContext(e->ctx);
-    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(e->ctx, fn, "entry"));
-    LLVMValueRef args[5];
-    for (unsigned i = 0; i < 5; i++)
-        args[i] = LLVMGetParam(fn, i);
-    LLVMBuildRet(b, LLVMBuildCall2(b, type, target, args, 5, ""));
-    LLVMDisposeBuilder(b);
-    return fn;
-}
 
 bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
 {
@@ -1738,30 +1283,22 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
     bool ok = false;
     LLVMTypeRef ctx_fields[CTX_FIELDS] = {e->ptr, e->ptr, e->i32, jit_decode_budget_t(e)};
     r.ctx_t = LLVMStructTypeInContext(e->ctx, ctx_fields, CTX_FIELDS, 0);
-    LLVMTypeRef vparams[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->i64, e->ptr};
-    r.verify_t = LLVMFunctionType(e->i64, vparams, 7, 0);
+    LLVMTypeRef vparams[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->i64};
+    r.verify_t = LLVMFunctionType(e->i64, vparams, 6, 0);
     LLVMTypeRef rret[] = {e->i64, e->ptr};
     r.read_ret_t = LLVMStructTypeInContext(e->ctx, rret, 2, 0);
     LLVMTypeRef rparams[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->ptr, e->i64, e->ptr};
     r.read_t = LLVMFunctionType(r.read_ret_t, rparams, 8, 0);
-    LLVMTypeRef rr[] = {e->ptr, e->i64, e->i64, e->i64, e->i64};
-    LLVMTypeRef two[] = {e->i64, e->i64};
-    r.ref_rare_t = LLVMFunctionType(LLVMStructTypeInContext(e->ctx, two, 2, 0), rr, 5, 0);
-    r.ref_rare = ref_rare_thunk(e, jit_runtime_fn(e, "fbe_native_std_ref", r.ref_rare_t), r.ref_rare_t);
-    r.may_bail = e->older_to_interp; /* in process: the interpreter is there */
-    r.native_verify = verify || !r.may_bail;
     size_t n = e->count;
-    r.vpartial = calloc(n + 1, sizeof *r.vpartial);
-    r.rpartial = calloc(n + 1, sizeof *r.rpartial);
     r.inl = calloc(n + 1, sizeof *r.inl);
     bool *leafy = calloc(n + 1, sizeof *leafy);
     weigh w = {.r = &r, .state = calloc(n + 1, 1), .weight = calloc(n + 1, sizeof(unsigned))};
-    if (!r.vpartial || !r.rpartial || !r.inl || !leafy || !w.state || !w.weight)
+    if (!r.inl || !leafy || !w.state || !w.weight)
         goto out;
     for (size_t i = 0; i < n; i++) {
         unsigned wt = struct_weight(&w, e->codec->types[i].ir);
-        /* a chunked struct has no complete-body copy: its guarded chunks take
-         * every body (an all-scalar struct would be a single function again) */
+        /* a chunked struct has no complete-body copy: its chunks take every
+         * body (an all-scalar struct would be a single function again) */
         r.inl[i] = wt <= INLINE_WEIGHT && !chunked(e->codec->types[i].ir);
         leafy[i] = wt <= INLINE_LEAF_WEIGHT;
     }
@@ -1770,33 +1307,17 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
         const fbe_ir_struct *st = e->codec->types[i].ir;
         jit_struct_fns *f = &e->fns[i];
         char name[512];
-        bool older_fns = r.inl[i] && !r.may_bail;
-        /* Older writers are rare: their paths stay out of line and are not
-         * optimized (optnone): -12% of proto.fbe's compile instructions, +15%
-         * machine code, +17% instructions per older-writer frame (docs/jit.md). */
-        if (r.native_verify) {
+        if (verify) {
             snprintf(name, sizeof name, "std_verify.%s", st->c_name);
-            f->std_verify = jit_declare(e, name, e->i64, vparams, 7, false);
-            if (older_fns) {
-                snprintf(name, sizeof name, "std_verify_older.%s", st->c_name);
-                r.vpartial[i] = jit_declare(e, name, e->i64, vparams, 7, false);
-                cold_older(e, r.vpartial[i]);
-            }
+            f->std_verify = jit_declare(e, name, e->i64, vparams, 6, false);
             if (r.inl[i] && leafy[i])
                 jit_fn_attr(e, f->std_verify, "alwaysinline");
-            if (verify)
-                jit_declare_entry(e, i, FBE_STANDARD, FBE_OP_VERIFY);
+            jit_declare_entry(e, i, FBE_STANDARD, FBE_OP_VERIFY);
         }
         if (read) {
             snprintf(name, sizeof name, "std_read.%s", st->c_name);
             f->std_read = jit_declare(e, name, r.read_ret_t, rparams, 8, false);
             mark_noalias(e, f->std_read, 2); /* the read_ctx */
-            if (older_fns) {
-                snprintf(name, sizeof name, "std_read_older.%s", st->c_name);
-                r.rpartial[i] = jit_declare(e, name, r.read_ret_t, rparams, 8, false);
-                mark_noalias(e, r.rpartial[i], 2);
-                cold_older(e, r.rpartial[i]);
-            }
             if (r.inl[i] && leafy[i])
                 jit_fn_attr(e, f->std_read, "alwaysinline");
             jit_declare_entry(e, i, FBE_STANDARD, FBE_OP_DESERIALIZE);
@@ -1809,42 +1330,26 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
         /* fields [0, own) are the base's (shared_base), read by its functions */
         const fbe_ir_struct *base = r.inl[i] ? NULL : shared_base(&r, st);
         size_t own = base ? st->own_field_start : 0;
-        /* one function takes complete and shorter bodies: the latter go to
-         * the interpreter when in process, else each field is guarded */
-        bodies any = r.may_bail ? BODIES_BAILING : BODIES_GUARDED;
-        if (r.native_verify) {
-            if (r.inl[i]) {
-                define_verify(&r, st, f->std_verify, BODIES_COMPLETE, 0, all, NULL);
-                if (r.vpartial[i])
-                    define_verify(&r, st, r.vpartial[i], BODIES_GUARDED, 0, all, NULL);
-            } else if (chunked(st)) {
-                if (!define_verify_node(&r, st, f->std_verify, own, all, base))
-                    goto out;
-            } else {
-                define_verify(&r, st, f->std_verify, any, own, all, base);
-            }
-            if (verify)
-                define_verify_entry(&r, st, f);
+        /* a small struct's function takes complete bodies (its callers tell
+         * them apart), the others' any length */
+        bodies kind = r.inl[i] ? BODIES_COMPLETE : BODIES_BAILING;
+        if (verify) {
+            if (!chunked(st))
+                define_verify(&r, st, f->std_verify, kind, own, all, base);
+            else if (!define_verify_node(&r, st, f->std_verify, kind, own, all, base))
+                goto out;
+            define_verify_entry(&r, st, f);
         }
         if (read) {
-            bool defined;
-            if (r.inl[i])
-                defined = define_read(&r, st, f->std_read, BODIES_COMPLETE, 0, all, NULL) &&
-                          (!r.rpartial[i] ||
-                           define_read(&r, st, r.rpartial[i], BODIES_GUARDED, 0, all, NULL));
-            else if (chunked(st))
-                defined = define_read_node(&r, st, f->std_read, own, all, base);
-            else
-                defined = define_read(&r, st, f->std_read, any, own, all, base);
-            if (!defined)
+            if (!chunked(st))
+                define_read(&r, st, f->std_read, kind, own, all, base);
+            else if (!define_read_node(&r, st, f->std_read, kind, own, all, base))
                 goto out;
             define_read_entry(&r, st, f);
         }
     }
     ok = true;
 out:
-    free(r.vpartial);
-    free(r.rpartial);
     free(r.inl);
     free(leafy);
     free(w.state);

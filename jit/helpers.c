@@ -10,19 +10,11 @@
 /* The runtime functions native code calls, by the name it calls them. */
 #define JIT_HELPER_LIST(X)                                                                    \
     X(fbe_buffer_reserve)                                                                     \
-    X(fbe_arena_alloc)                                                                        \
     X(fbe_decode_alloc)                                                                       \
-    X(fbe_init_field)                                                                         \
-    X(fbe_jit_verify_fail)                                                                    \
     X(fbe_interp_std_verify)                                                                  \
     X(fbe_interp_std_deserialize)                                                             \
     X(fbe_interp_final_verify)                                                                \
     X(fbe_interp_final_deserialize)                                                           \
-    X(fbe_native_std_ref)                                                                     \
-    X(fbe_native_final_run_verify)                                                            \
-    X(fbe_native_final_run_read)                                                              \
-    X(fbe_native_zero_fields)                                                                 \
-    X(fbe_native_final_depth)                                                                 \
     X(fbe_native_arena_rewind)                                                                \
     X(memcpy)                                                                                 \
     X(memmove)                                                                                \

@@ -15,7 +15,7 @@ typedef struct jit_helper {
 /* The table given to the JIT as absolute symbols (no -rdynamic needed). */
 size_t jit_helpers(const jit_helper **table);
 
-/* The helpers' implementations (fbe_jit_verify_fail, ...) live in fbe_runtime, so
+/* The helpers' implementations (fbe_decode_alloc, ...) live in fbe_runtime, so
  * that AOT objects link against it alone. */
 #include "../runtime/native_helpers.h"
 

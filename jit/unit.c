@@ -19,7 +19,6 @@ static bool before_emit(jit_emit *e, void *ctx, char *err, size_t size)
     (void)size;
     const jit_unit_options *o = ((lower_ctx *)ctx)->opts;
     e->generation = o->generation;
-    e->older_to_interp = true;
     e->entry_types = o->types;
     /* A cached object must not hold this process's addresses (cache.h). */
     if (o->cache_dir)

@@ -106,47 +106,6 @@ const fbe_type *fbe_codec_type_at(const fbe_codec *codec, size_t index)
 
 /* ---- AOT codecs ---------------------------------------------------------------- */
 
-/* Entry points an object does not have natively: they fail cleanly. */
-static size_t unsupported_size(const fbe_type *type, const void *value)
-{
-    (void)type;
-    (void)value;
-    return 0; /* what serialize appends: nothing */
-}
-
-static fbe_status unsupported_serialize(const fbe_type *type, const void *value, fbe_buffer *out)
-{
-    (void)type;
-    (void)value;
-    (void)out;
-    return FBE_UNSUPPORTED;
-}
-
-static fbe_status unsupported_verify(const fbe_type *type, const uint8_t *data, size_t size,
-                                     fbe_verify_info *info, const fbe_decode_options *options)
-{
-    (void)data;
-    (void)size;
-    (void)options;
-    if (info)
-        *info = (fbe_verify_info){FBE_UNSUPPORTED, 0, type->ir, NULL};
-    return FBE_UNSUPPORTED;
-}
-
-static fbe_status unsupported_deserialize(const fbe_type *type, const uint8_t *data, size_t size,
-                                          void *value, const fbe_decode_options *options,
-                                          size_t *consumed)
-{
-    (void)type;
-    (void)data;
-    (void)size;
-    (void)value;
-    (void)options;
-    if (consumed)
-        *consumed = 0;
-    return FBE_UNSUPPORTED;
-}
-
 /* Backends whose codec is made from an fbe_aot_image. */
 static bool is_image_backend(fbe_backend b)
 {
@@ -161,18 +120,33 @@ static fbe_codec *aot_fail(fbe_codec *codec, fbe_status *status, fbe_status why)
     return NULL;
 }
 
+static void free_interp(fbe_codec *codec)
+{
+    fbe_codec_free(codec->interp);
+}
+
+/* The image's types, each with the program of the interpreter over the image's
+ * IR (made here, freed with the codec): native code hands it every frame it
+ * does not take on its own path (a failure, an older writer's body), and an
+ * entry point the object lacks is the interpreter's. */
 fbe_codec *fbe_aot_codec_create(const fbe_aot_image *image, fbe_status *status)
 {
     if (!image || (image->type_count && !image->types))
         return aot_fail(NULL, status, FBE_INVALID_ARGUMENT);
-    if (image->abi_version != FBE_AOT_ABI_VERSION || image->layout_check != FBE_AOT_LAYOUT_CHECK)
-        return aot_fail(NULL, status, FBE_UNSUPPORTED);
+    fbe_status why = FBE_NOMEM;
+    fbe_codec *interp = fbe_interp_create_image(image, NULL, &why);
+    if (!interp)
+        return aot_fail(NULL, status, why);
     fbe_codec *codec = calloc(1, sizeof *codec);
-    if (!codec)
+    if (!codec) {
+        fbe_codec_free(interp);
         return aot_fail(NULL, status, FBE_NOMEM);
+    }
     fbe_arena_init(&codec->arena, NULL, NULL);
+    codec->interp = interp;
+    codec->destroy_backend = free_interp;
     codec->backend = image->flags & FBE_AOT_IMAGE_STATIC_C ? FBE_BACKEND_STATIC : FBE_BACKEND_AOT;
-    codec->max_depth = image->max_depth ? image->max_depth : FBE_DEFAULT_MAX_DEPTH;
+    codec->max_depth = interp->max_depth;
     codec->backend_data = (void *)(uintptr_t)image;
     size_t n = image->type_count;
     codec->types = fbe_arena_zalloc(&codec->arena, sizeof *codec->types * (n + 1));
@@ -180,17 +154,20 @@ fbe_codec *fbe_aot_codec_create(const fbe_aot_image *image, fbe_status *status)
         return aot_fail(codec, status, FBE_NOMEM);
     for (size_t i = 0; i < n; i++) {
         const fbe_aot_type *src = &image->types[i];
+        const fbe_type *it = fbe_codec_type_of(interp, src->ir);
+        if (!it) /* a type outside the image's packages */
+            return aot_fail(codec, status, FBE_INVALID_ARGUMENT);
         fbe_type *t = &codec->types[i];
         t->ir = src->ir;
         t->codec = codec;
-        t->impl = src;
+        t->impl = it->impl;
         for (int m = 0; m < 2; m++) {
-            const fbe_model_ops *in = &src->ops[m];
+            const fbe_model_ops *in = &src->ops[m], *alt = &it->ops[m];
             t->ops[m] = (fbe_model_ops){
-                in->size ? in->size : unsupported_size,
-                in->serialize ? in->serialize : unsupported_serialize,
-                in->verify ? in->verify : unsupported_verify,
-                in->deserialize ? in->deserialize : unsupported_deserialize,
+                in->size ? in->size : alt->size,
+                in->serialize ? in->serialize : alt->serialize,
+                in->verify ? in->verify : alt->verify,
+                in->deserialize ? in->deserialize : alt->deserialize,
             };
         }
     }
@@ -211,7 +188,8 @@ bool fbe_aot_has_op(const fbe_type *type, fbe_model model, fbe_op op)
 {
     if (!type || !type->codec || !is_image_backend(type->codec->backend))
         return true;
-    const fbe_model_ops *ops = &((const fbe_aot_type *)type->impl)->ops[model];
+    const fbe_aot_image *image = type->codec->backend_data;
+    const fbe_model_ops *ops = &image->types[type - type->codec->types].ops[model];
     switch (op) {
     case FBE_OP_SIZE: return ops->size != NULL;
     case FBE_OP_SERIALIZE: return ops->serialize != NULL;

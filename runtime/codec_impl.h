@@ -22,6 +22,10 @@ struct fbe_codec {
      * they release their own state here (JIT memory, loaded objects). */
     void (*destroy_backend)(struct fbe_codec *codec);
     void *backend_data;
+    /* AOT and static C codecs: the interpreter over the image, whose programs
+     * their types hold (impl) and whose entry points take what native code
+     * hands over; freed with the codec. */
+    struct fbe_codec *interp;
     /* The serialize depth guard's tables (runtime/depth_guard.c). */
     struct fbe_depth_guard *depth_guard;
     /* types[] by IR address (open addressing, 1 + the index, 0 empty): every

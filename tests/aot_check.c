@@ -9,7 +9,7 @@
  * test_static builds it unchanged against the C of `fbec c` (same symbols) with
  * -DAOT_BACKEND=FBE_BACKEND_STATIC.
  *
- * With -DAOT_INTERP (and libfbe_interp.a, still no compiler) the golden cases go
+ * With -DAOT_INTERP (still only libfbe_runtime.a, no compiler) the golden cases go
  * through fbe_interp_create_image(&image) instead: the interpreter over the
  * image's IR; the checks of the AOT codec itself (backend, image, entry point
  * symbols) stay on the AOT codec, and damaged copies of every golden frame

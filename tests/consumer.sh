@@ -73,9 +73,10 @@ run() {
   done
 }
 
-# The imported targets of an installed package: exactly these six.
+# The imported targets of an installed package: exactly these six (fbe::interp
+# is a name for the runtime, which holds the interpreter).
 # check_symbols DIR: every global symbol an installed library defines is public
-# API, fbe_-prefixed (cmake/FbeLocalize.cmake, cmake/fbe.map), in each of the six.
+# API, fbe_-prefixed (cmake/FbeLocalize.cmake, cmake/fbe.map), in each of the five.
 check_symbols() {
   local lib bad count=0
   for lib in "$1"/libfbe_*.a "$1"/libfbe_*.so; do
@@ -87,7 +88,7 @@ check_symbols() {
     esac
     [ -z "$bad" ] || fail "$(basename "$lib") exports symbols without the fbe_ prefix:" $bad
   done
-  [ $count -ge 6 ] || fail "found $count installed libraries in $1, want 6"
+  [ $count -ge 5 ] || fail "found $count installed libraries in $1, want 5"
 }
 
 check_targets() {

@@ -1,6 +1,7 @@
 /* Ahead-of-time codecs: objects written by `fbec aot` and the runtime side that
  * turns them into an fbe_codec with nothing but fbe_runtime (no LLVM, no
- * compiler, no interpreter; fbe_interp_create_image adds the interpreter over the
+ * compiler; the runtime's interpreter over the image's IR takes the frames native
+ * code hands over, and fbe_interp_create_image makes an interpreter codec of the
  * same image). See docs/aot.md.
  *
  * An object compiled from package P exports (C linkage, default visibility):
@@ -36,8 +37,9 @@ extern "C" {
  * signatures change, or the runtime helpers' meaning (3: fbe_verify_fn takes the
  * decode options; 4: fbe_jit_verify_fail reports type->fields[field->index];
  * 5: fbe_decode_budget, which native deserialize code holds, records where the
- * arena was). */
-#define FBE_AOT_ABI_VERSION 5u
+ * arena was; 6: native code hands failing and older writers' frames to the
+ * interpreter's entry points, whose program each codec type holds). */
+#define FBE_AOT_ABI_VERSION 6u
 
 /* One struct type of an image: its IR (inside the image) and the native entry
  * points. A NULL entry point was not lowered natively when the object was
@@ -76,8 +78,12 @@ typedef struct fbe_aot_image {
                 sizeof(fbe_ir_value) * 23u + sizeof(fbe_aot_type) * 29u +                \
                 sizeof(fbe_aot_image) * 31u + sizeof(void *) * 37u))
 
-/* A codec whose every entry is the image's native code (FBE_BACKEND_AOT, or
- * FBE_BACKEND_STATIC for the C of `fbec c`).
+/* A codec whose entries are the image's native code (FBE_BACKEND_AOT, or
+ * FBE_BACKEND_STATIC for the C of `fbec c`), built on the interpreter over the
+ * image's IR (FBE_INVALID_ARGUMENT if a type is outside the image's packages):
+ * an entry point the image lacks is the interpreter's, and native code hands the
+ * interpreter every frame it does not take on its own path (a failure, an older
+ * writer's body), so its results are the interpreter's by construction.
  * Its fbe_codec_max_depth() is image->max_depth (decode options can still lower
  * or raise it per call, as with every backend). Returns NULL and sets *status
  * (may be NULL): FBE_INVALID_ARGUMENT for a NULL image, FBE_UNSUPPORTED for an
@@ -85,11 +91,11 @@ typedef struct fbe_aot_image {
  * static data of the linked object). */
 fbe_codec *fbe_aot_codec_create(const fbe_aot_image *image, fbe_status *status);
 
-/* The interpreter (library fbe_interp) over the image's IR instead of its native
- * code: fbe_interp_create_ir(image->packages, image->package_count, ...), whose
+/* The interpreter over the image's IR instead of its native code:
+ * fbe_interp_create_ir(image->packages, image->package_count, ...), whose
  * nesting limit is image->max_depth unless options->max_depth is set. A program
  * linking an object of `fbec aot` or `fbec c` gets an interpreter codec of the
- * same schema with fbe_interp and fbe_runtime only (no compiler, no LLVM).
+ * same schema with fbe_runtime only (no compiler, no LLVM).
  * NULL and *status: FBE_INVALID_ARGUMENT (NULL image), FBE_UNSUPPORTED (another
  * ABI, as fbe_aot_codec_create), FBE_NOMEM. The image must outlive the codec. */
 fbe_codec *fbe_interp_create_image(const fbe_aot_image *image, const fbe_codec_options *options,
@@ -106,7 +112,7 @@ typedef enum fbe_op {
 } fbe_op;
 
 /* False when `type` belongs to an AOT (or static C) codec whose object has no native code for
- * this operation (the entry returns FBE_UNSUPPORTED); true otherwise, and for
+ * this operation (the entry is the interpreter's); true otherwise, and for
  * every type of the other backends. */
 bool fbe_aot_has_op(const fbe_type *type, fbe_model model, fbe_op op);
 

@@ -40,7 +40,6 @@
 
 #include "fbe/internal/static_c.h"
 #include "program.h"
-#include "../native_helpers.h"
 #include "../port.h"
 
 /* The reader's state and its checks are the static C backend's (static_c.h):

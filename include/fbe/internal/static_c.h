@@ -561,9 +561,9 @@ static inline SC_UNUSED bool sc_fits(uint32_t count, uint64_t min, size_t room)
  * than the limit somewhere: walks its struct levels in field order (an
  * array's first element stands for all of them: they have the same shape) and
  * fails TOO_DEEP at the first level past the limit, noting the innermost
- * (struct, field) that holds it. The depth rule of the interpreter, `fbec c`
- * and native code (fbe_native_final_depth). Recursion is bounded by the
- * schema's by-value nesting (FBE_IR_MAX_NESTING) and stops at the limit. */
+ * (struct, field) that holds it. The depth rule of the interpreter and `fbec
+ * c`. Recursion is bounded by the schema's by-value nesting
+ * (FBE_IR_MAX_NESTING) and stops at the limit. */
 static SC_COLD bool sc_fv_fixed_depth(sc_frd *r, const fbe_ir_struct *st, const uint8_t *p,
                                       unsigned depth);
 
