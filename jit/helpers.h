@@ -17,6 +17,6 @@ size_t jit_helpers(const jit_helper **table);
 
 /* The helpers' implementations (fbe_decode_alloc, ...) live in fbe_runtime, so
  * that AOT objects link against it alone. */
-#include "../runtime/native_helpers.h"
+#include "fbe/internal/native.h"
 
 #endif

@@ -1,6 +1,6 @@
 #include "fbe/arena.h"
 
-#include "native_helpers.h"
+#include "fbe/internal/native.h"
 
 #include <stdarg.h>
 #include <stdint.h>

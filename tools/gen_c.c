@@ -197,13 +197,6 @@ static void register_type(gc *g, const fbe_ir_type *t)
         gc_node(g, t);
 }
 
-const fbe_ir_struct *gc_first_level(const fbe_ir_type *t)
-{
-    while (t->kind == FBE_IR_ARRAY)
-        t = t->elem;
-    return t->kind == FBE_IR_STRUCT ? t->struct_type : NULL;
-}
-
 bool fbe_gen_c(const fbe_schema *schema, unsigned max_depth, FILE *out)
 {
     gc g;

@@ -1,7 +1,9 @@
 /* The entry points of a static C codec: per struct, the eight functions of
- * fbe_model_ops for both models (fbe/codec.h signatures), with the argument
- * checks, frame handling and error reports of the interpreter's entry points
- * (runtime/interp/std_write.c, std_read.c, final.c). The root package's are
+ * fbe_model_ops for both models (fbe/codec.h signatures). Verify and
+ * deserialize take a valid frame of this schema's writers on their own path
+ * and hand anything else, the call's own arguments, to the interpreter's entry
+ * point (fbe/internal/native.h), whose result is the answer, as native code
+ * does (docs/jit.md). The root package's are
  * exported as `fbec aot` exports them (fbe_<c_name>_<std|final>_<op>); those
  * of imported packages are static (sc_...), reachable through the image. */
 #include <inttypes.h>
@@ -15,7 +17,6 @@ static void entries(gc *g, size_t k)
     const char *pre = exported ? "fbe" : "sc";
     const char *stor = exported ? "" : "static ";
     const char *c = st->c_name;
-    uint32_t hs = st->host_size;
 
     gc_printf(g, "/* ---- %s ---- */\n\n", st->full_name);
     if (exported) /* prototypes: the header declares the same */
@@ -57,41 +58,37 @@ static void entries(gc *g, size_t k)
     gc_printf(g,
               "%sfbe_status %s_%s_std_verify(const fbe_type *type, const uint8_t *data, size_t size,\n"
               "    fbe_verify_info *info, const fbe_decode_options *options)\n{\n"
-              "    if (!type || (!data && size)) {\n"
-              "        if (info)\n            *info = (fbe_verify_info){.status = FBE_INVALID_ARGUMENT};\n"
-              "        return FBE_INVALID_ARGUMENT;\n    }\n"
-              "    sc_rd rd = {.max_depth = options && options->max_depth ? options->max_depth : SC_MAX_DEPTH};\n    sc_rd *r = &rd;\n"
-              "    fbe_status st = sc_chk_frame(r, data, size);\n"
-              "    if (st == FBE_OK)\n        st = s%zu_sv(r, 4, 0, 1);\n"
-              "    if (info) {\n"
-              "        if (st == FBE_OK) {\n"
-              "            *info = (fbe_verify_info){.status = FBE_OK};\n"
-              "        } else {\n"
-              "            sc_locate(r, &ir_s%zu, NULL);\n"
-              "            *info = (fbe_verify_info){.status = st, .offset = (size_t)r->err_pos,\n"
-              "                                      .type = r->err_type, .field = r->err_field};\n"
-              "        }\n    }\n    return st;\n}\n\n",
-              stor, pre, c, k, k);
+              "    if (SC_UNLIKELY(!type || !data))\n"
+              "        return fbe_interp_std_verify(type, data, size, info, options);\n"
+              "    sc_rd rd = {.max_depth = options && options->max_depth ? options->max_depth : SC_MAX_DEPTH};\n"
+              "    if (SC_UNLIKELY(sc_chk_frame(&rd, data, size) != FBE_OK))\n"
+              "        return fbe_interp_std_verify(type, data, size, info, options);\n"
+              "    if (SC_LIKELY(s%zu_sv(&rd, 4, 0, 1) == FBE_OK)) {\n"
+              "        if (info)\n            *info = (fbe_verify_info){.status = FBE_OK};\n"
+              "        return FBE_OK;\n    }\n"
+              "    return sc_sverify_failed(type, &rd, info);\n}\n\n",
+              stor, pre, c, k);
     gc_printf(g,
               "%sfbe_status %s_%s_std_deserialize(const fbe_type *type, const uint8_t *data, size_t size,\n"
               "    void *value, const fbe_decode_options *options, size_t *consumed)\n{\n"
-              "    if (consumed)\n        *consumed = 0;\n"
-              "    if (!type || !value)\n        return FBE_INVALID_ARGUMENT;\n"
-              "    if (!options || !options->arena || (!data && size)) {\n"
-              "        memset(value, 0, %" PRIu32 ");\n        return FBE_INVALID_ARGUMENT;\n    }\n"
+              "    if (SC_UNLIKELY(!type || !value || !options || !options->arena || !data))\n"
+              "        return fbe_interp_std_deserialize(type, data, size, value, options, consumed);\n"
+              "    fbe_arena *arena = options->arena;\n"
+              "    char *mark = arena->ptr;\n"
               "    fbe_decode_budget memory = {.max_memory = options->max_memory};\n"
               "    sc_rd r = {.max_depth = options->max_depth ? options->max_depth : SC_MAX_DEPTH,\n"
-              "               .arena = options->arena,\n"
+              "               .arena = arena,\n"
               "               .memory = &memory,\n"
               "               .borrow = (options->flags & FBE_DECODE_BORROW) != 0};\n"
-              "    fbe_status st = sc_chk_frame(&r, data, size);\n"
-              "    if (st != FBE_OK) {\n        memset(value, 0, %" PRIu32 ");\n        return st;\n    }\n"
-              "    memory.input = (size_t)r.size;\n"
-              "    st = s%zu_sd(&r, 4, 0, (uint8_t *)value, 1);\n"
-              "    if (st != FBE_OK)\n        return fbe_decode_status(st, &memory);\n"
-              "    if (consumed)\n        *consumed = (size_t)r.size;\n"
-              "    return FBE_OK;\n}\n\n",
-              stor, pre, c, hs, hs, k);
+              "    if (SC_LIKELY(sc_chk_frame(&r, data, size) == FBE_OK)) {\n"
+              "        memory.input = (size_t)r.size;\n"
+              "        if (SC_LIKELY(s%zu_sd(&r, 4, 0, (uint8_t *)value, 1) == FBE_OK)) {\n"
+              "            if (consumed)\n                *consumed = (size_t)r.size;\n"
+              "            return FBE_OK;\n        }\n    }\n"
+              "    /* the interpreter answers, on the arena as the call found it */\n"
+              "    fbe_native_arena_rewind(arena, &memory, mark);\n"
+              "    return fbe_interp_std_deserialize(type, data, size, value, options, consumed);\n}\n\n",
+              stor, pre, c, k);
 
     /* final */
     gc_printf(g,
@@ -117,48 +114,38 @@ static void entries(gc *g, size_t k)
     gc_printf(g,
               "%sfbe_status %s_%s_final_verify(const fbe_type *type, const uint8_t *data, size_t size,\n"
               "    fbe_verify_info *info, const fbe_decode_options *options)\n{\n"
-              "    if (!type || (!data && size)) {\n"
-              "        if (info)\n            *info = (fbe_verify_info){FBE_INVALID_ARGUMENT, 0, NULL, NULL};\n"
-              "        return FBE_INVALID_ARGUMENT;\n    }\n"
+              "    if (SC_UNLIKELY(!type || !data))\n"
+              "        return fbe_interp_final_verify(type, data, size, info, options);\n"
               "    sc_frd r = {.max_depth = options && options->max_depth ? options->max_depth : SC_MAX_DEPTH};\n"
-              "    fbe_status st = sc_fchk_frame(&r, %" PRIu32 "u, data, size);\n"
-              "    if (st == FBE_OK) {\n"
-              "        const uint8_t *q = s%zu_fv(&r, data + 8, 1);\n"
-              "        if (!q) {\n            st = r.status;\n"
-              "        } else if (q != r.end) {\n"
-              "            st = r.status = FBE_FINAL_SIZE;\n"
-              "            r.pos = (size_t)(q - data);\n        }\n    }\n"
-              "    if (info) {\n"
-              "        info->status = st;\n"
-              "        info->offset = st == FBE_OK ? 0 : r.pos;\n"
-              "        info->type = r.type ? r.type : &ir_s%zu;\n"
-              "        info->field = r.field;\n    }\n"
-              "    return st;\n}\n\n",
+              "    if (SC_UNLIKELY(sc_fchk_frame(&r, %" PRIu32 "u, data, size) != FBE_OK))\n"
+              "        return fbe_interp_final_verify(type, data, size, info, options);\n"
+              "    if (SC_LIKELY(s%zu_fv(&r, data + 8, 1) == r.end)) {\n"
+              "        if (info)\n"
+              "            *info = (fbe_verify_info){FBE_OK, 0, &ir_s%zu, NULL};\n"
+              "        return FBE_OK;\n    }\n"
+              "    return sc_fverify_failed(type, &r, info);\n}\n\n",
               stor, pre, c, st->type_number, k, k);
     gc_printf(g,
               "%sfbe_status %s_%s_final_deserialize(const fbe_type *type, const uint8_t *data, size_t size,\n"
               "    void *value, const fbe_decode_options *options, size_t *consumed)\n{\n"
-              "    if (consumed)\n        *consumed = 0;\n"
-              "    if (!type || !value || !options || !options->arena || (!data && size))\n"
-              "        return FBE_INVALID_ARGUMENT;\n"
+              "    if (SC_UNLIKELY(!type || !value || !options || !options->arena || !data))\n"
+              "        return fbe_interp_final_deserialize(type, data, size, value, options, consumed);\n"
+              "    fbe_arena *arena = options->arena;\n"
+              "    char *mark = arena->ptr;\n"
               "    fbe_decode_budget memory = {.max_memory = options->max_memory};\n"
               "    sc_frd r = {.max_depth = options->max_depth ? options->max_depth : SC_MAX_DEPTH,\n"
               "                .borrow = (options->flags & FBE_DECODE_BORROW) != 0,\n"
-              "                .arena = options->arena,\n"
+              "                .arena = arena,\n"
               "                .memory = &memory};\n"
-              "    fbe_status st = sc_fchk_frame(&r, %" PRIu32 "u, data, size);\n"
-              "    if (st != FBE_OK) {\n        memset(value, 0, %" PRIu32 ");\n        return st;\n    }\n"
-              "    memory.input = (size_t)(r.end - data);\n"
-              "    const uint8_t *q = s%zu_fd(&r, data + 8, (uint8_t *)value, 1);\n"
-              "    if (!q) {\n",
-              stor, pre, c, st->type_number, hs, k);
-    if (st->final_fixed)
-        gc_printf(g, "        memset(value, 0, %" PRIu32 "); /* nothing to salvage */\n", hs);
-    gc_printf(g,
-              "        return fbe_decode_status(r.status, &memory);\n    }\n"
-              "    if (q != r.end)\n        return FBE_FINAL_SIZE;\n"
-              "    if (consumed)\n        *consumed = (size_t)(r.end - data);\n"
-              "    return FBE_OK;\n}\n\n");
+              "    if (SC_LIKELY(sc_fchk_frame(&r, %" PRIu32 "u, data, size) == FBE_OK)) {\n"
+              "        memory.input = (size_t)(r.end - data);\n"
+              "        if (SC_LIKELY(s%zu_fd(&r, data + 8, (uint8_t *)value, 1) == r.end)) {\n"
+              "            if (consumed)\n                *consumed = (size_t)(r.end - data);\n"
+              "            return FBE_OK;\n        }\n    }\n"
+              "    /* the interpreter answers, on the arena as the call found it */\n"
+              "    fbe_native_arena_rewind(arena, &memory, mark);\n"
+              "    return fbe_interp_final_deserialize(type, data, size, value, options, consumed);\n}\n\n",
+              stor, pre, c, st->type_number, k);
 }
 
 void gc_emit_entries(gc *g)

@@ -16,17 +16,14 @@
  * s<b>_fcopy and s<b>_fdfields as they are (a fixed base gets an fdfields
  * too), and for a struct that is a base s<k>_fsizef (the sum up to its last
  * non-fixed field, the trailing fixed bytes being a constant) and s<k>_fvf
- * (errors reported against the struct the caller reads).
+ * (its fields' walk without the depth check of its own level).
  *
- * The checks are the interpreter's field-by-field walk: a run of fixed fields
- * that can only fail their bounds is checked once, and when that fails a cold
- * helper finds the field a field-by-field walk would report (and, when
- * deserializing, reads the fields before it). A fixed value's struct levels are
- * checked with one comparison against its static height; verify then walks
- * them (static_c.h sc_fv_fixed_depth, the walk of every backend) to report
- * where. The same arena allocations happen in the
- * same order; on failure a struct zeroes the failing field and every later one,
- * a collection stays empty and an optional struct pointer NULL. */
+ * The checks are the interpreter's field-by-field walk on a valid frame: a run
+ * of fixed fields that can only fail their bounds is checked once, a fixed
+ * value's struct levels with one comparison against its static height, and
+ * the same arena allocations happen in the same order. Any failure returns
+ * NULL through every level and the entry point hands the frame to the
+ * interpreter (gen_c_entry.c), which answers. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -148,29 +145,24 @@ static void copy_value(gc *g, const char *ind, const fbe_ir_type *t, const char 
     }
 }
 
-/* Reading a fixed value of type t that spans struct levels: TOO_DEEP at `at`
- * (an expression) when they pass the limit. Nothing for height 0. */
-static void depth_fail(gc *g, const char *ind, const fbe_ir_type *t, const char *at)
+/* A fixed value of type t that spans struct levels fails when they pass the
+ * limit. Nothing for height 0. */
+static void depth_fail(gc *g, const char *ind, const fbe_ir_type *t)
 {
     uint32_t h = fbe_interp_fixed_height(g->interp, t);
     if (h)
         gc_printf(g, "%sif (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
-                     "%s    return sc_ffail(r, FBE_TOO_DEEP, %s);\n", ind, h, ind, at);
+                     "%s    return NULL;\n", ind, h, ind);
 }
 
-/* `if` the levels of fixed value t at p (in a struct at `depth`) are too deep:
- * verify reports where (sc_fv_fixed_depth) and fails. Nothing for height 0. */
-static bool depth_check(gc *g, const fbe_ir_type *t, const char *p, const char *depth, char *buf,
-                        size_t size)
+/* The condition under which the levels of fixed value t (in a struct at
+ * `depth`) pass the limit; false: height 0, nothing to check. */
+static bool depth_check(gc *g, const fbe_ir_type *t, const char *depth, char *buf, size_t size)
 {
     uint32_t ht = fbe_interp_fixed_height(g->interp, t);
-    if (!ht)
-        return false;
-    snprintf(buf, size,
-             "SC_UNLIKELY((uint64_t)%s + %" PRIu32 " > r->max_depth) && "
-             "!sc_fv_fixed_depth(r, &ir_s%zu, %s, %s + 1)",
-             depth, ht, gc_struct_index(g, gc_first_level(t)), p, depth);
-    return true;
+    if (ht)
+        snprintf(buf, size, "SC_UNLIKELY((uint64_t)%s + %" PRIu32 " > r->max_depth)", depth, ht);
+    return ht != 0;
 }
 
 /* The count check of a collection (final.c count_fits): `count` elements of at
@@ -204,7 +196,7 @@ void gc_emit_final_decls(gc *g)
                          "uint8_t *dst, unsigned depth);\n", k);
         if (base) {
             gc_printf(g, "static SC_UNUSED const uint8_t *s%zu_fvf(sc_frd *r, const uint8_t *p, "
-                         "unsigned depth, const fbe_ir_struct *rep);\n", k);
+                         "unsigned depth);\n", k);
             if (!fixed)
                 gc_printf(g, "static SC_UNUSED uint64_t s%zu_fsizef(const uint8_t *h);\n", k);
         }
@@ -361,12 +353,11 @@ static void struct_fixed(gc *g, size_t k)
               "/* %s (fixed, %" PRIu32 " bytes, %" PRIu32 " struct levels) */\n"
               "static const uint8_t *s%zu_fv(sc_frd *r, const uint8_t *p, unsigned depth)\n{\n"
               "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 ")))\n"
-              "        return sc_ffail(r, FBE_TRUNCATED, p);\n"
-              "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth) &&\n"
-              "        !sc_fv_fixed_depth(r, &ir_s%zu, p, depth))\n"
+              "        return NULL;\n"
+              "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
               "        return NULL;\n"
               "    return p + %" PRIu32 ";\n}\n\n",
-              st->full_name, st->final_size, fixed_depth, k, st->final_size, fixed_depth - 1, k,
+              st->full_name, st->final_size, fixed_depth, k, st->final_size, fixed_depth - 1,
               st->final_size);
     gc_printf(g, "static void s%zu_fcopy(const uint8_t *p, uint8_t *dst)\n{\n    (void)p;\n", k);
     if (!st->field_count)
@@ -384,57 +375,57 @@ static void struct_fixed(gc *g, size_t k)
     gc_printf(g,
               "static const uint8_t *s%zu_fd(sc_frd *r, const uint8_t *p, uint8_t *dst, unsigned depth)\n{\n"
               "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 ")))\n"
-              "        return sc_ffail(r, FBE_TRUNCATED, p);\n"
+              "        return NULL;\n"
               "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
-              "        return sc_ffail(r, FBE_TOO_DEEP, p);\n"
+              "        return NULL;\n"
               "    s%zu_fcopy(p, dst);\n    return p + %" PRIu32 ";\n}\n\n",
               k, st->final_size, fixed_depth - 1, k, st->final_size);
 }
 
-/* The walk of st's own fields at p, after the inherited ones (s<base>_fvf),
- * errors reported against rt and its field array rf. */
-static void verify_fields(gc *g, size_t k, const char *rt, const char *rf)
+/* A run of fields that can only fail their bounds from field i: its end, and
+ * its bytes in *run. */
+static size_t plain_run(gc *g, const fbe_ir_struct *st, size_t i, uint64_t *run)
+{
+    size_t j = i;
+    *run = 0;
+    while (j < st->field_count && skip(g, st->fields[j].type))
+        *run += st->fields[j++].type->final_size;
+    return j;
+}
+
+/* The walk of st's own fields at p, after the inherited ones (s<base>_fvf). */
+static void verify_fields(gc *g, size_t k)
 {
     const fbe_ir_struct *st = g->structs[k], *b = gc_shared_base(st);
-    size_t own = st->own_field_start;
     if (b)
-        gc_printf(g, "    p = s%zu_fvf(r, p, depth, %s); /* the inherited fields */\n"
-                     "    if (!p)\n        return NULL;\n",
-                  gc_struct_index(g, b), rt);
-    for (size_t i = own; i < st->field_count;) {
+        gc_printf(g, "    SC_FTRY(s%zu_fvf(r, p, depth)); /* the inherited fields */\n",
+                  gc_struct_index(g, b));
+    for (size_t i = st->own_field_start; i < st->field_count;) {
         const fbe_ir_field *f = &st->fields[i];
         const fbe_ir_type *t = f->type;
-        if (skip(g, t)) {
-            size_t j = i;
-            uint64_t run = 0;
-            while (j < st->field_count && skip(g, st->fields[j].type))
-                run += st->fields[j++].type->final_size;
+        uint64_t run;
+        size_t j = plain_run(g, st, i, &run);
+        if (j > i) {
             if (run)
                 gc_printf(g,
                           "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu64 "))) /* %s%s%s */\n"
-                          "        return sc_fv_run_fail(r, p, %s, &%s[%zu], %zu);\n"
-                          "    p += %" PRIu64 ";\n",
+                          "        return NULL;\n    p += %" PRIu64 ";\n",
                           run, f->name, j > i + 1 ? " .. " : "", j > i + 1 ? st->fields[j - 1].name : "",
-                          rt, rf, i, j - i, run);
+                          run);
             i = j;
             continue;
         }
         char call[256];
         gc_printf(g, "    /* %s */\n", f->name);
         if (t->final_fixed) {
-            gc_printf(g,
-                      "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 "))) {\n"
-                      "        sc_ffail(r, FBE_TRUNCATED, p);\n"
-                      "        sc_fnote(r, %s, &%s[%zu]);\n        return NULL;\n    }\n",
-                      t->final_size, rt, rf, i);
-            if (depth_check(g, t, "p", "depth", call, sizeof call))
-                gc_printf(g, "    if (%s) {\n        sc_fnote(r, %s, &%s[%zu]);\n"
-                             "        return NULL;\n    }\n",
-                          call, rt, rf, i);
+            gc_printf(g, "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 ")))\n        return NULL;\n",
+                      t->final_size);
+            if (depth_check(g, t, "depth", call, sizeof call))
+                gc_printf(g, "    if (%s)\n        return NULL;\n", call);
             gc_printf(g, "    p += %" PRIu32 ";\n", t->final_size);
         } else {
             verify_expr(g, t, "p", "depth", call, sizeof call);
-            gc_printf(g, "    SC_FV(%s, %s, &%s[%zu]);\n", call, rt, rf, i);
+            gc_printf(g, "    SC_FTRY(%s);\n", call);
         }
         i++;
     }
@@ -445,12 +436,11 @@ static void struct_verify(gc *g, size_t k)
     const fbe_ir_struct *st = g->structs[k];
     if (g->is_base[k]) { /* a fixed base's too: the walk of a derived struct that is not */
         gc_printf(g,
-                  "/* the fields of %s at p (level depth), reported against rep */\n"
-                  "static const uint8_t *s%zu_fvf(sc_frd *r, const uint8_t *p, unsigned depth,\n"
-                  "                              const fbe_ir_struct *rep)\n{\n"
-                  "    (void)r;\n    (void)depth;\n    (void)rep;\n",
+                  "/* the fields of %s at p (level depth) */\n"
+                  "static const uint8_t *s%zu_fvf(sc_frd *r, const uint8_t *p, unsigned depth)\n{\n"
+                  "    (void)r;\n    (void)depth;\n",
                   st->full_name, k);
-        verify_fields(g, k, "rep", "rep->fields");
+        verify_fields(g, k);
         gc_printf(g, "    return p;\n}\n\n");
     }
     if (st->final_fixed)
@@ -459,16 +449,13 @@ static void struct_verify(gc *g, size_t k)
               "/* %s at p, at level depth */\n"
               "static const uint8_t *s%zu_fv(sc_frd *r, const uint8_t *p, unsigned depth)\n{\n"
               "    if (SC_UNLIKELY(depth > r->max_depth))\n"
-              "        return sc_ffail(r, FBE_TOO_DEEP, p);\n",
+              "        return NULL;\n",
               st->full_name, k);
     if (g->is_base[k]) {
-        gc_printf(g, "    return s%zu_fvf(r, p, depth, &ir_s%zu);\n}\n\n", k, k);
+        gc_printf(g, "    return s%zu_fvf(r, p, depth);\n}\n\n", k);
         return;
     }
-    char rt[32], rf[32];
-    snprintf(rt, sizeof rt, "&ir_s%zu", k);
-    snprintf(rf, sizeof rf, "ir_s%zu_f", k);
-    verify_fields(g, k, rt, rf);
+    verify_fields(g, k);
     gc_printf(g, "    return p;\n}\n\n");
 }
 
@@ -477,45 +464,31 @@ static void struct_verify(gc *g, size_t k)
 static void struct_read(gc *g, size_t k)
 {
     const fbe_ir_struct *st = g->structs[k], *b = gc_shared_base(st);
-    size_t n = st->field_count, own = st->own_field_start;
+    size_t n = st->field_count;
     if (!st->final_fixed)
         gc_printf(g,
                   "static const uint8_t *s%zu_fd(sc_frd *r, const uint8_t *p, uint8_t *dst, unsigned depth)\n{\n"
                   "    if (SC_UNLIKELY(depth > r->max_depth))\n"
-                  "        return sc_ffail(r, FBE_TOO_DEEP, p);\n"
+                  "        return NULL;\n"
                   "    return s%zu_fdfields(r, p, dst, depth);\n}\n\n",
                   k, k);
     gc_printf(g,
-              "/* %s: the fields at p into dst; on failure the failing field and every\n"
-              " * later one are zero */\n"
+              "/* %s: the fields at p into dst */\n"
               "static const uint8_t *s%zu_fdfields(sc_frd *r, const uint8_t *p, uint8_t *dst, "
               "unsigned depth)\n{\n    (void)r;\n    (void)dst;\n    (void)depth;\n",
               st->full_name, k);
-    if (b) { /* the base zeroes its later fields, this level all of its own */
-        gc_printf(g, "    p = s%zu_fdfields(r, p, dst, depth); /* the inherited fields */\n",
+    if (b)
+        gc_printf(g, "    SC_FTRY(s%zu_fdfields(r, p, dst, depth)); /* the inherited fields */\n",
                   gc_struct_index(g, b));
-        if (own < n)
-            gc_printf(g, "    if (SC_UNLIKELY(!p)) {\n        sc_zero_fields(dst, ir_s%zu_f, %zu, %zu);\n"
-                         "        return NULL;\n    }\n",
-                      k, own, n);
-        else
-            gc_printf(g, "    if (SC_UNLIKELY(!p))\n        return NULL;\n");
-    }
-    for (size_t i = own; i < n;) {
+    for (size_t i = st->own_field_start; i < n;) {
         const fbe_ir_field *f = &st->fields[i];
         const fbe_ir_type *t = f->type;
-        if (skip(g, t)) {
-            size_t j = i;
-            uint64_t run = 0;
-            while (j < n && skip(g, st->fields[j].type))
-                run += st->fields[j++].type->final_size;
+        uint64_t run;
+        size_t j = plain_run(g, st, i, &run);
+        if (j > i) {
             if (run) {
-                gc_printf(g,
-                          "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu64 "))) {\n"
-                          "        size_t k = sc_fd_run_short(r, p, dst, &ir_s%zu_f[%zu], %zu);\n"
-                          "        sc_zero_fields(dst, ir_s%zu_f, %zu + k, %zu);\n"
-                          "        return NULL;\n    }\n",
-                          run, k, i, j - i, k, i, n);
+                gc_printf(g, "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu64 ")))\n        return NULL;\n",
+                          run);
                 copy_fields(g, st, i, j, "p");
                 gc_printf(g, "    p += %" PRIu64 ";\n", run);
             }
@@ -527,18 +500,15 @@ static void struct_read(gc *g, size_t k)
         gc_printf(g, "    /* %s */\n", f->name);
         if (t->final_fixed) {
             gc_printf(g,
-                      "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 "))) {\n"
-                      "        sc_ffail(r, FBE_TRUNCATED, p);\n"
-                      "        sc_zero_fields(dst, ir_s%zu_f, %zu, %zu);\n        return NULL;\n    }\n"
-                      "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth)) {\n"
-                      "        sc_ffail(r, FBE_TOO_DEEP, p);\n"
-                      "        sc_zero_fields(dst, ir_s%zu_f, %zu, %zu);\n        return NULL;\n    }\n",
-                      t->final_size, k, i, n, fbe_interp_fixed_height(g->interp, t), k, i, n);
+                      "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 ") ||\n"
+                      "                    (uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
+                      "        return NULL;\n",
+                      t->final_size, fbe_interp_fixed_height(g->interp, t));
             copy_value(g, "    ", t, "p", dst);
             gc_printf(g, "    p += %" PRIu32 ";\n", t->final_size);
         } else {
             read_expr(g, t, "p", dst, "depth", call, sizeof call);
-            gc_printf(g, "    SC_FD(%s, ir_s%zu_f, %zu, %zu);\n", call, k, i, n);
+            gc_printf(g, "    SC_FTRY(%s);\n", call);
         }
         i++;
     }
@@ -679,8 +649,8 @@ static void node_verify(gc *g, size_t n)
                  "    (void)depth;\n", n);
     if (t->final_fixed) { /* an array made only of fixed parts */
         gc_printf(g, "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 ")))\n"
-                     "        return sc_ffail(r, FBE_TRUNCATED, p);\n", t->final_size);
-        if (depth_check(g, t, "p", "depth", call, sizeof call))
+                     "        return NULL;\n", t->final_size);
+        if (depth_check(g, t, "depth", call, sizeof call))
             gc_printf(g, "    if (%s)\n        return NULL;\n", call);
         gc_printf(g, "    return p + %" PRIu32 ";\n}\n\n", t->final_size);
         return;
@@ -688,11 +658,11 @@ static void node_verify(gc *g, size_t n)
     switch (gc_class_of(t)) {
     case GC_OPTIONAL:
         verify_expr(g, e, "p + 1", "depth", call, sizeof call);
-        gc_printf(g, "    if (SC_UNLIKELY(sc_room(r, p) < 1))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
+        gc_printf(g, "    if (SC_UNLIKELY(sc_room(r, p) < 1))\n        return NULL;\n"
                      "    if (!*p)\n        return p + 1;\n    return %s;\n", call);
         break;
     case GC_OPT_STRUCT:
-        gc_printf(g, "    if (SC_UNLIKELY(sc_room(r, p) < 1))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
+        gc_printf(g, "    if (SC_UNLIKELY(sc_room(r, p) < 1))\n        return NULL;\n"
                      "    if (!*p)\n        return p + 1;\n    return s%zu_fv(r, p + 1, depth + 1);\n",
                   gc_struct_index(g, e->struct_type));
         break;
@@ -704,12 +674,12 @@ static void node_verify(gc *g, size_t n)
     case GC_SEQ:
         fits_expr(fbe_interp_count_min(g->interp, t), fits, sizeof fits);
         gc_printf(g, "    size_t room = sc_room(r, p);\n"
-                     "    if (SC_UNLIKELY(room < 4))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
+                     "    if (SC_UNLIKELY(room < 4))\n        return NULL;\n"
                      "    uint32_t count = sc_rd32(p);\n"
-                     "    if (SC_UNLIKELY(!(%s)))\n        return sc_ffail(r, FBE_BAD_COUNT, p);\n"
+                     "    if (SC_UNLIKELY(!(%s)))\n        return NULL;\n"
                      "    p += 4;\n", fits);
         if (e->final_fixed) { /* the count check covered the bytes */
-            if (depth_check(g, e, "p", "depth", call, sizeof call))
+            if (depth_check(g, e, "depth", call, sizeof call))
                 gc_printf(g, "    if (count && %s)\n        return NULL;\n", call);
             gc_printf(g, "    return p + (size_t)count * %" PRIu32 ";\n", e->final_size);
             break;
@@ -720,15 +690,15 @@ static void node_verify(gc *g, size_t n)
     case GC_MAP:
         fits_expr(fbe_interp_count_min(g->interp, t), fits, sizeof fits);
         gc_printf(g, "    size_t room = sc_room(r, p);\n"
-                     "    if (SC_UNLIKELY(room < 4))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
+                     "    if (SC_UNLIKELY(room < 4))\n        return NULL;\n"
                      "    uint32_t count = sc_rd32(p);\n"
-                     "    if (SC_UNLIKELY(!(%s)))\n        return sc_ffail(r, FBE_BAD_COUNT, p);\n"
+                     "    if (SC_UNLIKELY(!(%s)))\n        return NULL;\n"
                      "    p += 4;\n", fits);
         if (k->final_fixed && e->final_fixed) {
-            if (depth_check(g, k, "p", "depth", call, sizeof call))
+            if (depth_check(g, k, "depth", call, sizeof call))
                 gc_printf(g, "    if (count && %s)\n        return NULL;\n", call);
             snprintf(at, sizeof at, "p + %" PRIu32, k->final_size);
-            if (depth_check(g, e, at, "depth", call, sizeof call))
+            if (depth_check(g, e, "depth", call, sizeof call))
                 gc_printf(g, "    if (count && %s)\n        return NULL;\n", call);
             gc_printf(g, "    return p + (size_t)count * %" PRIu64 ";\n", final_entry_size(t));
             break;
@@ -757,7 +727,7 @@ static void fixed_elems(gc *g, const fbe_ir_type *e, const char *ind)
                   ind, e->final_size, ind, e->final_size);
         return;
     }
-    depth_fail(g, ind, e, "p");
+    depth_fail(g, ind, e);
     gc_printf(g, "%sfor (uint32_t i = 0; i < count; i++, p += %" PRIu32 ")\n", ind, e->final_size);
     char ind2[32];
     snprintf(ind2, sizeof ind2, "%s    ", ind);
@@ -772,8 +742,8 @@ static void node_read(gc *g, size_t n)
                  "    (void)depth;\n", n);
     if (t->final_fixed) { /* an array made only of fixed parts */
         gc_printf(g, "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 ")))\n"
-                     "        return sc_ffail(r, FBE_TRUNCATED, p);\n", t->final_size);
-        depth_fail(g, "    ", t, "p");
+                     "        return NULL;\n", t->final_size);
+        depth_fail(g, "    ", t);
         gc_printf(g, "    t%zu_fcopy(p, dst);\n    return p + %" PRIu32 ";\n}\n\n", n, t->final_size);
         return;
     }
@@ -782,7 +752,7 @@ static void node_read(gc *g, size_t n)
         snprintf(dst, sizeof dst, "dst + %" PRIu32, t->host_value_offset);
         read_expr(g, e, "p + 1", dst, "depth", call, sizeof call);
         gc_printf(g, "    memset(dst, 0, %" PRIu32 "); /* absent, value zero */\n"
-                     "    if (SC_UNLIKELY(sc_room(r, p) < 1))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
+                     "    if (SC_UNLIKELY(sc_room(r, p) < 1))\n        return NULL;\n"
                      "    if (!*p)\n        return p + 1;\n"
                      "    const uint8_t *q = %s;\n    if (q)\n        dst[0] = 1;\n    return q;\n",
                   t->host_size, call);
@@ -791,18 +761,18 @@ static void node_read(gc *g, size_t n)
         const fbe_ir_struct *st = e->struct_type;
         size_t sk = gc_struct_index(g, st);
         gc_printf(g, "    sc_set_ptr(dst, NULL);\n"
-                     "    if (SC_UNLIKELY(r->end == p))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
+                     "    if (SC_UNLIKELY(r->end == p))\n        return NULL;\n"
                      "    if (!*p)\n        return p + 1;\n    p++;\n");
         if (st->final_fixed)
             gc_printf(g, "    if (SC_UNLIKELY(sc_short(r, p, %" PRIu32 ")))\n"
-                         "        return sc_ffail(r, FBE_TRUNCATED, p);\n", st->final_size);
-        gc_printf(g, "    if (SC_UNLIKELY(depth + 1 > r->max_depth))\n        return sc_ffail(r, FBE_TOO_DEEP, p);\n"
+                         "        return NULL;\n", st->final_size);
+        gc_printf(g, "    if (SC_UNLIKELY(depth + 1 > r->max_depth))\n        return NULL;\n"
                      "    uint8_t *m = sc_alloc(r->arena, r->memory, %" PRIu32 ");\n"
-                     "    if (SC_UNLIKELY(!m))\n        return sc_ffail(r, FBE_NOMEM, p);\n",
+                     "    if (SC_UNLIKELY(!m))\n        return NULL;\n",
                   st->host_size);
         if (st->final_fixed)
             gc_printf(g, "    if (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
-                         "        return sc_ffail(r, FBE_TOO_DEEP, p);\n"
+                         "        return NULL;\n"
                          "    s%zu_fcopy(p, m);\n    sc_set_ptr(dst, m);\n    return p + %" PRIu32 ";\n",
                       interp_prog_for(g->interp, st)->fixed_depth, sk, st->final_size);
         else
@@ -822,12 +792,12 @@ static void node_read(gc *g, size_t n)
         uint32_t hs = map ? t->host_entry_size : e->host_size;
         fits_expr(fbe_interp_count_min(g->interp, t), fits, sizeof fits);
         gc_printf(g, "    size_t room = sc_room(r, p);\n    sc_set_view(dst, NULL, 0);\n"
-                     "    if (SC_UNLIKELY(room < 4))\n        return sc_ffail(r, FBE_TRUNCATED, p);\n"
+                     "    if (SC_UNLIKELY(room < 4))\n        return NULL;\n"
                      "    uint32_t count = sc_rd32(p);\n"
-                     "    if (SC_UNLIKELY(!(%s)))\n        return sc_ffail(r, FBE_BAD_COUNT, p);\n"
+                     "    if (SC_UNLIKELY(!(%s)))\n        return NULL;\n"
                      "    if (!count)\n        return p + 4;\n"
                      "    uint8_t *m = sc_alloc(r->arena, r->memory, (size_t)count * %" PRIu32 ");\n"
-                     "    if (SC_UNLIKELY(!m))\n        return sc_ffail(r, FBE_NOMEM, p);\n"
+                     "    if (SC_UNLIKELY(!m))\n        return NULL;\n"
                      "    p += 4;\n",
                   fits, hs);
         if (!map && e->final_fixed) {
@@ -836,8 +806,8 @@ static void node_read(gc *g, size_t n)
             /* the first entry's key, then its value, fail the depth check or none does */
             char at[32];
             snprintf(at, sizeof at, "p + %" PRIu32, k->final_size);
-            depth_fail(g, "    ", k, "p");
-            depth_fail(g, "    ", e, at);
+            depth_fail(g, "    ", k);
+            depth_fail(g, "    ", e);
             gc_printf(g, "    for (uint32_t i = 0; i < count; i++) {\n"
                          "        uint8_t *entry = m + (size_t)i * %" PRIu32 ";\n", hs);
             copy_value(g, "        ", k, "p", "entry");

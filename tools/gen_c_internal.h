@@ -88,10 +88,9 @@ size_t gc_node(gc *g, const fbe_ir_type *t);
  * for a node. */
 void gc_fn(gc *g, const fbe_ir_type *t, char *buf, size_t size);
 
-/* Final model: the struct a value's first level is. The depths and smallest
- * encodings are the programs' (fbe_interp_fixed_height, interp_prog_for(...)
- * ->fixed_depth, fbe_interp_final_min). */
-const fbe_ir_struct *gc_first_level(const fbe_ir_type *t);
+/* Final model: the depths and smallest encodings are the programs'
+ * (fbe_interp_fixed_height, interp_prog_for(...)->fixed_depth,
+ * fbe_interp_final_min). */
 
 /* The generated file, part by part. */
 void gc_emit_prologue(gc *g);

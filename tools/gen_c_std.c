@@ -7,23 +7,24 @@
  *                                   that defines the size, SC_CAP included)
  *   s<k>_swrite(end, h, pos, base)  the body at end, its offset at pos
  *   s<k>_sv(r, pos, base, depth)    verify the struct referenced at pos
- *   s<k>_svbody(r, body, ssize, depth)
- *   s<k>_sd(r, pos, base, h, depth) deserialize it into h
- *   s<k>_sdfields / s<k>_sdpartial  a whole body / a shorter one (older writer)
+ *   s<k>_svbody(r, body, depth)     the fields of a checked body
+ *   s<k>_sd(r, pos, base, h, depth) deserialize it
+ *   s<k>_sdfields(r, body, h, depth)
  *   t<n>_ssize, t<n>_swrite, t<n>_sv, t<n>_sd, and t<n>_svel (the elements of
- *   a checked collection block: verify, and deserialize's precheck).
+ *   a checked collection block).
  *
  * A derived struct emits only its own fields and calls its base's code for the
- * inherited ones (gc_shared_base): s<b>_sdfields as is, and for a struct that
- * is a base, s<k>_ssizef (the walk without the body, and whether it stopped),
- * s<k>_swritef (the fields without the header) and s<k>_svf (the checks,
- * errors reported against the struct the caller reads). A failed read zeroes
- * the struct's own fields from the failing one on (sc_zero_fields over
- * ir_s<k>_f): a level whose base call failed zeroes all of its own.
+ * inherited ones (gc_shared_base): s<b>_svbody and s<b>_sdfields as they are,
+ * and for a struct that is a base, s<k>_ssizef (the walk without the body, and
+ * whether it stopped) and s<k>_swritef (the fields without the header).
  *
- * Same checks in the same order, same statuses and positions, same arena
- * allocations in the same order and the same host state on failure as the
- * interpreter. */
+ * Verify and deserialize take valid frames of this schema's writers: the same
+ * checks, budget and arena allocations in the same order as the interpreter.
+ * Anything else (a failing check, a body an older writer made shorter, a large
+ * array that needs a precheck) returns a failure through every level, and the
+ * entry point hands the frame to the interpreter (gen_c_entry.c), whose result
+ * is the answer: statuses, positions, reports and the host value after a
+ * failure are the interpreter's alone. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -139,18 +140,16 @@ void gc_emit_std_decls(gc *g)
                      "const uint8_t *base);\n", k);
         gc_printf(g, "static SC_UNUSED fbe_status s%zu_sv(sc_rd *r, uint64_t pos, uint64_t base, "
                      "unsigned depth);\n", k);
-        gc_printf(g, "static SC_UNUSED fbe_status s%zu_svbody(sc_rd *r, uint64_t body, uint32_t ssize, "
-                     "unsigned depth);\n", k);
+        gc_printf(g, "static SC_UNUSED fbe_status s%zu_svbody(sc_rd *r, uint64_t body, unsigned depth);\n",
+                  k);
         gc_printf(g, "static SC_UNUSED fbe_status s%zu_sd(sc_rd *r, uint64_t pos, uint64_t base, uint8_t *h, "
                      "unsigned depth);\n", k);
-        gc_printf(g, "static SC_UNUSED fbe_status s%zu_sdfields(sc_rd *r, uint64_t body, uint32_t ssize, "
-                     "uint8_t *h, unsigned depth);\n", k);
+        gc_printf(g, "static SC_UNUSED fbe_status s%zu_sdfields(sc_rd *r, uint64_t body, uint8_t *h, "
+                     "unsigned depth);\n", k);
         if (g->is_base[k]) {
             gc_printf(g, "static SC_UNUSED bool s%zu_ssizef(const uint8_t *h, uint64_t *accp);\n", k);
             gc_printf(g, "static SC_UNUSED uint8_t *s%zu_swritef(uint8_t *end, const uint8_t *h, "
                          "uint8_t *body);\n", k);
-            gc_printf(g, "static SC_UNUSED fbe_status s%zu_svf(sc_rd *r, uint64_t body, uint32_t ssize, "
-                         "unsigned depth, const fbe_ir_struct *rep);\n", k);
         }
     }
     for (size_t n = 0; n < g->node_count; n++) {
@@ -315,28 +314,27 @@ static void struct_write(gc *g, size_t k)
 
 /* The checks of st's own fields; errors are reported against struct `rt` and
  * its field array `rf` (C expressions). */
-static void verify_fields(gc *g, const fbe_ir_struct *st, const char *rt, const char *rf)
+static void verify_fields(gc *g, const fbe_ir_struct *st)
 {
     for (size_t i = st->own_field_start; i < st->field_count; i++) {
         const fbe_ir_field *f = &st->fields[i];
         char pos[64], call[256];
         snprintf(pos, sizeof pos, "body + %" PRIu32, f->std_offset);
-        if (!verify_expr(g, f->type, pos, "body", "depth", call, sizeof call))
-            continue;
-        uint64_t end = (uint64_t)f->std_offset + f->type->std_inline_size;
-        gc_printf(g, "    if (ssize < %" PRIu64 "u)\n        return FBE_OK;\n", end);
-        gc_printf(g, "    SC_TRY(%s, %s, &%s[%zu]); /* %s */\n", call, rt, rf, i, f->name);
+        if (verify_expr(g, f->type, pos, "body", "depth", call, sizeof call))
+            gc_printf(g, "    SC_TRY(%s); /* %s */\n", call, f->name);
     }
 }
 
-/* The inherited fields' checks (a base field an older writer lacked returns
- * FBE_OK: every later field lacks too, so the own checks return as well). */
-static void verify_base_call(gc *g, const fbe_ir_struct *b, const char *rt)
+/* A checked reference to a body of struct k: any failure, or a body an older
+ * writer made shorter, returns (the entry hands the frame to the interpreter). */
+static void check_ref(gc *g, size_t k, const char *pos, const char *base, const char *depth)
 {
-    if (b && any_extras(b))
-        gc_printf(g, "    {\n        fbe_status st = s%zu_svf(r, body, ssize, depth, %s);\n"
-                     "        if (SC_UNLIKELY(st != FBE_OK))\n            return st;\n    }\n",
-                  gc_struct_index(g, b), rt);
+    const fbe_ir_struct *st = g->structs[k];
+    gc_printf(g,
+              "    uint64_t body = 0;\n    uint32_t ssize = 0;\n"
+              "    if (SC_UNLIKELY(sc_chk_struct(r, %" PRIu32 "u, %s, %s, %s, &body, &ssize) != FBE_OK ||\n"
+              "                    ssize < %" PRIu32 "u))\n        return SC_BAIL;\n",
+              st->type_number, pos, base, depth, st->std_body_size);
 }
 
 static void struct_verify(gc *g, size_t k)
@@ -344,145 +342,50 @@ static void struct_verify(gc *g, size_t k)
     const fbe_ir_struct *st = g->structs[k], *b = gc_shared_base(st);
     gc_printf(g,
               "/* %s referenced at pos, its body at level depth */\n"
-              "static fbe_status s%zu_sv(sc_rd *r, uint64_t pos, uint64_t base, unsigned depth)\n{\n"
-              "    uint64_t body = 0;\n    uint32_t ssize = 0;\n"
-              "    fbe_status st = sc_chk_struct(r, %" PRIu32 "u, pos, base, depth, &body, &ssize);\n"
-              "    if (SC_UNLIKELY(st != FBE_OK))\n        return st;\n"
-              "    return s%zu_svbody(r, body, ssize, depth);\n}\n\n",
-              st->full_name, k, st->type_number, k);
-    char rt[32], rf[32];
-    if (g->is_base[k]) {
-        gc_printf(g,
-                  "/* The fields of %s in a checked body of ssize bytes, errors reported\n"
-                  " * against rep (the struct being read: this one or a derived one) */\n"
-                  "static fbe_status s%zu_svf(sc_rd *r, uint64_t body, uint32_t ssize, unsigned depth,\n"
-                  "                           const fbe_ir_struct *rep)\n{\n"
-                  "    (void)r;\n    (void)body;\n    (void)ssize;\n    (void)depth;\n    (void)rep;\n",
-                  st->full_name, k);
-        verify_base_call(g, b, "rep");
-        verify_fields(g, st, "rep", "rep->fields");
-        gc_printf(g, "    return FBE_OK;\n}\n\n");
-    }
+              "static fbe_status s%zu_sv(sc_rd *r, uint64_t pos, uint64_t base, unsigned depth)\n{\n",
+              st->full_name, k);
+    check_ref(g, k, "pos", "base", "depth");
+    gc_printf(g, "    return s%zu_svbody(r, body, depth);\n}\n\n", k);
     gc_printf(g,
-              "/* The fields of a checked body of ssize bytes: those an older writer did\n"
-              " * not have (their inline part past ssize) are not examined. */\n"
-              "static fbe_status s%zu_svbody(sc_rd *r, uint64_t body, uint32_t ssize, unsigned depth)\n{\n",
+              "/* The fields of a checked body */\n"
+              "static fbe_status s%zu_svbody(sc_rd *r, uint64_t body, unsigned depth)\n{\n"
+              "    (void)r;\n    (void)body;\n    (void)depth;\n",
               k);
-    snprintf(rt, sizeof rt, "&ir_s%zu", k);
-    if (g->is_base[k]) {
-        gc_printf(g, "    return s%zu_svf(r, body, ssize, depth, %s);\n}\n\n", k, rt);
-        return;
-    }
-    snprintf(rf, sizeof rf, "ir_s%zu_f", k);
-    gc_printf(g, "    (void)r;\n    (void)body;\n    (void)ssize;\n    (void)depth;\n");
-    verify_base_call(g, b, rt);
-    verify_fields(g, st, rt, rf);
+    if (b && any_extras(b))
+        gc_printf(g, "    SC_TRY(s%zu_svbody(r, body, depth));\n", gc_struct_index(g, b));
+    verify_fields(g, st);
     gc_printf(g, "    return FBE_OK;\n}\n\n");
 }
 
-/* On a failed read of a field, the own fields [from, field_count) of st are
- * zeroed (the interpreter's zero_after; the base zeroes its own). */
-static void zero_own(gc *g, size_t k, size_t from, const char *ind)
+/* The read of field i of struct k into h + host_offset. */
+static void read_field(gc *g, size_t k, size_t i)
 {
-    const fbe_ir_struct *st = g->structs[k];
-    if (from < st->field_count)
-        gc_printf(g, "%ssc_zero_fields(h, ir_s%zu_f, %zu, %zu);\n", ind, k, from, st->field_count);
-}
-
-/* The read of field i of struct k into h + host_offset; on failure the later
- * fields are zeroed (the interpreter's zero_after). */
-static void read_field(gc *g, size_t k, size_t i, const char *ind)
-{
-    const fbe_ir_struct *st = g->structs[k];
-    const fbe_ir_field *f = &st->fields[i];
-    char pos[64], h[64], call[256], ind2[32];
+    const fbe_ir_field *f = &g->structs[k]->fields[i];
+    char pos[64], h[64], call[256];
     snprintf(pos, sizeof pos, "body + %" PRIu32, f->std_offset);
     snprintf(h, sizeof h, "h + %" PRIu32, f->host_offset);
-    snprintf(ind2, sizeof ind2, "%s    ", ind);
     read_expr(g, f->type, pos, "body", h, "depth", call, sizeof call);
-    gc_printf(g, "%sif (SC_UNLIKELY((st = %s) != FBE_OK)) {\n", ind, call);
-    zero_own(g, k, i + 1, ind2);
-    gc_printf(g, "%s    return st;\n%s}\n", ind, ind);
-}
-
-/* The inherited fields through the base's sdfields (whole or shorter body:
- * it decides); when it fails, every own field is zeroed too. */
-static void read_base_call(gc *g, size_t k)
-{
-    const fbe_ir_struct *b = gc_shared_base(g->structs[k]);
-    if (!b)
-        return;
-    gc_printf(g, "    if (SC_UNLIKELY((st = s%zu_sdfields(r, body, ssize, h, depth)) != FBE_OK)) {\n",
-              gc_struct_index(g, b));
-    zero_own(g, k, g->structs[k]->own_field_start, "        ");
-    gc_printf(g, "        return st;\n    }\n");
+    gc_printf(g, "    SC_TRY(%s);\n", call);
 }
 
 static void struct_read(gc *g, size_t k)
 {
-    const fbe_ir_struct *st = g->structs[k];
-    size_t own = st->own_field_start;
+    const fbe_ir_struct *st = g->structs[k], *b = gc_shared_base(st);
     gc_printf(g,
               "/* %s referenced at pos into h, its body at level depth */\n"
               "static fbe_status s%zu_sd(sc_rd *r, uint64_t pos, uint64_t base, uint8_t *h, "
-              "unsigned depth)\n{\n"
-              "    uint64_t body = 0;\n    uint32_t ssize = 0;\n"
-              "    fbe_status st = sc_chk_struct(r, %" PRIu32 "u, pos, base, depth, &body, &ssize);\n"
-              "    if (SC_UNLIKELY(st != FBE_OK)) {\n"
-              "        memset(h, 0, %" PRIu32 ");\n        return st;\n    }\n"
-              "    return s%zu_sdfields(r, body, ssize, h, depth);\n}\n\n",
-              st->full_name, k, st->type_number, st->host_size, k);
-
-    /* A shorter body: field by field, the missing ones get their defaults. */
-    if (st->field_count) {
-        gc_printf(g,
-                  "static SC_COLD fbe_status s%zu_sdpartial(sc_rd *r, uint64_t body, uint32_t ssize, "
-                  "uint8_t *h, unsigned depth)\n{\n"
-                  "    fbe_status st = FBE_OK;\n    (void)st;\n    (void)depth;\n",
-                  k);
-        read_base_call(g, k);
-        for (size_t i = own; i < st->field_count; i++) {
-            const fbe_ir_field *f = &st->fields[i];
-            uint64_t end = (uint64_t)f->std_offset + f->type->std_inline_size;
-            gc_printf(g, "    if (ssize < %" PRIu64 "u)\n        goto defaults_%zu;\n", end, i);
-            gc_printf(g, "    /* %s */\n", f->name);
-            if (gc_is_scalar(f->type) || (gc_class_of(f->type) == GC_ARRAY && gc_is_scalar(f->type->elem))) {
-                const fbe_ir_type *e = gc_class_of(f->type) == GC_ARRAY ? f->type->elem : f->type;
-                uint32_t n = gc_class_of(f->type) == GC_ARRAY ? f->type->array_len : 1;
-                if (gc_class_of(e) == GC_BOOL)
-                    gc_printf(g, "    sc_bools(h + %" PRIu32 ", r->data + body + %" PRIu32 ", %" PRIu32 ");\n",
-                              f->host_offset, f->std_offset, n);
-                else
-                    gc_printf(g, "    memcpy(h + %" PRIu32 ", r->data + body + %" PRIu32 ", %" PRIu32 ");\n",
-                              f->host_offset, f->std_offset, f->type->std_inline_size);
-            } else {
-                read_field(g, k, i, "    ");
-            }
-        }
-        gc_printf(g, "    return FBE_OK;\n");
-        for (size_t i = own; i < st->field_count; i++)
-            gc_printf(g, "defaults_%zu:\n    fbe_init_field(&ir_s%zu_f[%zu], h + %" PRIu32 ");\n", i,
-                      k, i, st->fields[i].host_offset);
-        if (own < st->field_count)
-            gc_printf(g, "    return FBE_OK;\n");
-        gc_printf(g, "}\n\n");
-    }
-
+              "unsigned depth)\n{\n",
+              st->full_name, k);
+    check_ref(g, k, "pos", "base", "depth");
+    gc_printf(g, "    return s%zu_sdfields(r, body, h, depth);\n}\n\n", k);
     gc_printf(g,
-              "/* The fields of a checked body of ssize bytes into h */\n"
-              "static fbe_status s%zu_sdfields(sc_rd *r, uint64_t body, uint32_t ssize, uint8_t *h, "
-              "unsigned depth)\n{\n"
-              "    fbe_status st = FBE_OK;\n    (void)r;\n    (void)body;\n    (void)h;\n"
-              "    (void)depth;\n    (void)st;\n",
+              "/* The fields of a checked body into h */\n"
+              "static fbe_status s%zu_sdfields(sc_rd *r, uint64_t body, uint8_t *h, unsigned depth)\n{\n"
+              "    (void)r;\n    (void)body;\n    (void)h;\n    (void)depth;\n",
               k);
-    if (st->field_count)
-        gc_printf(g, "    if (SC_UNLIKELY(ssize < %" PRIu32 "u))\n"
-                     "        return s%zu_sdpartial(r, body, ssize, h, depth);\n",
-                  st->std_body_size, k);
-    else
-        gc_printf(g, "    (void)ssize;\n");
-    read_base_call(g, k);
-    for (size_t i = own; i < st->field_count;) {
+    if (b)
+        gc_printf(g, "    SC_TRY(s%zu_sdfields(r, body, h, depth));\n", gc_struct_index(g, b));
+    for (size_t i = st->own_field_start; i < st->field_count;) {
         const fbe_ir_field *f = &st->fields[i];
         size_t j = emit_plain_run(g, st, i, true);
         if (j > i) {
@@ -497,7 +400,7 @@ static void struct_read(gc *g, size_t k)
             gc_printf(g, "    sc_bools(h + %" PRIu32 ", r->data + body + %" PRIu32 ", %" PRIu32 ");\n",
                       f->host_offset, f->std_offset, f->type->array_len);
         } else {
-            read_field(g, k, i, "    ");
+            read_field(g, k, i);
         }
         i++;
     }
@@ -767,7 +670,7 @@ static void node_read(gc *g, size_t n)
     case GC_OPTIONAL:
         gc_printf(g, "    uint64_t slot = 0;\n"
                      "    fbe_status st = sc_chk_optional(r, pos, base, %" PRIu32 ", &slot);\n"
-                     "    if (st != FBE_OK || !slot) {\n        memset(h, 0, %" PRIu32 ");\n"
+                     "    if (st != FBE_OK || !slot) {\n        memset(h, 0, %" PRIu32 "); /* absent */\n"
                      "        return st;\n    }\n    h[0] = 1;\n",
                   e->std_inline_size, t->host_size);
         snprintf(h, sizeof h, "h + %" PRIu32, t->host_value_offset);
@@ -781,17 +684,16 @@ static void node_read(gc *g, size_t n)
         break;
     case GC_OPT_STRUCT: {
         const fbe_ir_struct *st = e->struct_type;
-        gc_printf(g, "    uint64_t slot = 0, body = 0;\n    uint32_t ssize = 0;\n"
+        gc_printf(g, "    uint64_t slot = 0;\n"
                      "    sc_set_ptr(h, NULL);\n"
                      "    fbe_status st = sc_chk_optional(r, pos, base, 4, &slot);\n"
-                     "    if (st != FBE_OK || !slot)\n        return st;\n"
-                     "    st = sc_chk_struct(r, %" PRIu32 "u, slot, slot, depth + 1, &body, &ssize);\n"
-                     "    if (st != FBE_OK)\n        return st;\n"
-                     "    uint8_t *m = sc_alloc(r->arena, r->memory, %" PRIu32 ");\n"
+                     "    if (st != FBE_OK || !slot)\n        return st;\n");
+        check_ref(g, gc_struct_index(g, st), "slot", "slot", "depth + 1");
+        gc_printf(g, "    uint8_t *m = sc_alloc(r->arena, r->memory, %" PRIu32 ");\n"
                      "    if (SC_UNLIKELY(!m))\n        return FBE_NOMEM;\n"
                      "    sc_set_ptr(h, m);\n"
-                     "    return s%zu_sdfields(r, body, ssize, m, depth + 1);\n",
-                  st->type_number, st->host_size, gc_struct_index(g, st));
+                     "    return s%zu_sdfields(r, body, m, depth + 1);\n",
+                  st->host_size, gc_struct_index(g, st));
         break;
     }
     case GC_ARRAY:
@@ -805,13 +707,9 @@ static void node_read(gc *g, size_t n)
         snprintf(pos, sizeof pos, "pos + (uint64_t)i * %" PRIu32, e->std_inline_size);
         snprintf(h, sizeof h, "h + (size_t)i * %" PRIu32, e->host_size);
         read_expr(g, e, pos, "base", h, "depth", call, sizeof call);
-        gc_printf(g, "    for (uint32_t i = 0; i < %" PRIu32 "u; i++) {\n"
-                     "        fbe_status st = %s;\n"
-                     "        if (SC_UNLIKELY(st != FBE_OK)) {\n"
-                     "            memset(h + (size_t)(i + 1) * %" PRIu32 ", 0, (size_t)(%" PRIu32
-                     "u - i - 1) * %" PRIu32 ");\n"
-                     "            return st;\n        }\n    }\n    return FBE_OK;\n",
-                  t->array_len, call, e->host_size, t->array_len, e->host_size);
+        gc_printf(g, "    for (uint32_t i = 0; i < %" PRIu32 "u; i++)\n        SC_TRY(%s);\n"
+                     "    return FBE_OK;\n",
+                  t->array_len, call);
         break;
     case GC_SEQ:
     case GC_MAP: {
@@ -824,13 +722,10 @@ static void node_read(gc *g, size_t n)
                      "    fbe_status st = sc_chk_block(r, pos, base, %" PRIu32 ", &elems, &count);\n"
                      "    if (st != FBE_OK || !count)\n        return st;\n",
                   es);
-        if (!scalar)
-            gc_printf(g, "    if (sc_precheck(r, (uint64_t)count * %" PRIu32 ")) {\n"
-                         "        uint64_t saved = r->budget;\n"
-                         "        st = t%zu_svel(r, elems, count, base, depth);\n"
-                         "        r->budget = saved;\n"
-                         "        if (st != FBE_OK)\n            return st;\n    }\n",
-                      hs, n);
+        if (!scalar) /* the interpreter verifies the elements before allocating */
+            gc_printf(g, "    if (SC_UNLIKELY(sc_precheck(r, (uint64_t)count * %" PRIu32 ")))\n"
+                         "        return SC_BAIL;\n",
+                      hs);
         gc_printf(g, "    uint8_t *arr = sc_alloc(r->arena, r->memory, (size_t)count * %" PRIu32 ");\n"
                      "    if (SC_UNLIKELY(!arr))\n        return FBE_NOMEM;\n"
                      "    sc_set_view(h, arr, 0);\n",
@@ -846,10 +741,7 @@ static void node_read(gc *g, size_t n)
                   es, hs);
         if (!map) {
             read_expr(g, e, "p", "base", "entry", "depth", call, sizeof call);
-            gc_printf(g, "        if (SC_UNLIKELY((st = %s) != FBE_OK)) {\n"
-                         "            sc_set_view(h, arr, (size_t)i + 1);\n            return st;\n"
-                         "        }\n",
-                      call);
+            gc_printf(g, "        SC_TRY(%s);\n", call);
         } else {
             char vh[64], vp[64];
             snprintf(vh, sizeof vh, "entry + %" PRIu32, t->host_entry_value_offset);
@@ -858,11 +750,7 @@ static void node_read(gc *g, size_t n)
                 read_scalar(g, "        ", k, "r->data + p", "entry");
             } else {
                 read_expr(g, k, "p", "base", "entry", "depth", call, sizeof call);
-                gc_printf(g, "        if (SC_UNLIKELY((st = %s) != FBE_OK)) {\n"
-                             "            memset(%s, 0, %" PRIu32 ");\n"
-                             "            sc_set_view(h, arr, (size_t)i + 1);\n            return st;\n"
-                             "        }\n",
-                          call, vh, e->host_size);
+                gc_printf(g, "        SC_TRY(%s);\n", call);
             }
             if (gc_is_scalar(e)) {
                 char src[128];
@@ -870,10 +758,7 @@ static void node_read(gc *g, size_t n)
                 read_scalar(g, "        ", e, src, vh);
             } else {
                 read_expr(g, e, vp, "base", vh, "depth", call, sizeof call);
-                gc_printf(g, "        if (SC_UNLIKELY((st = %s) != FBE_OK)) {\n"
-                             "            sc_set_view(h, arr, (size_t)i + 1);\n            return st;\n"
-                             "        }\n",
-                          call);
+                gc_printf(g, "        SC_TRY(%s);\n", call);
             }
         }
         gc_printf(g, "    }\n    sc_set_view(h, arr, count);\n    return FBE_OK;\n");

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fbe/codec.h"
+#include "fbe/internal/native.h"
 #include "../codec_impl.h"
 #include "../port.h"
 
@@ -373,20 +374,11 @@ uint32_t fbe_interp_fixed_height(const fbe_codec *codec, const fbe_ir_type *t);
  * fields of this kind in a row form a run, read at once (static_c.h sc_frun_*). */
 bool fbe_interp_final_plain(const fbe_codec *codec, const fbe_ir_type *t);
 
-/* Entry points (std_write.c, std_read.c, final.c). */
+/* Entry points (std_write.c, std_read.c, final.c; verify and deserialize in
+ * fbe/internal/native.h, which native code calls). */
 size_t fbe_interp_std_size(const fbe_type *type, const void *value);
 fbe_status fbe_interp_std_serialize(const fbe_type *type, const void *value, fbe_buffer *out);
-fbe_status fbe_interp_std_verify(const fbe_type *type, const uint8_t *data, size_t size,
-                                 fbe_verify_info *info, const fbe_decode_options *options);
-fbe_status fbe_interp_std_deserialize(const fbe_type *type, const uint8_t *data, size_t size,
-                                      void *value, const fbe_decode_options *options,
-                                      size_t *consumed);
 size_t fbe_interp_final_size(const fbe_type *type, const void *value);
 fbe_status fbe_interp_final_serialize(const fbe_type *type, const void *value, fbe_buffer *out);
-fbe_status fbe_interp_final_verify(const fbe_type *type, const uint8_t *data, size_t size,
-                                   fbe_verify_info *info, const fbe_decode_options *options);
-fbe_status fbe_interp_final_deserialize(const fbe_type *type, const uint8_t *data, size_t size,
-                                        void *value, const fbe_decode_options *options,
-                                        size_t *consumed);
 
 #endif

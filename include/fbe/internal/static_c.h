@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include <fbe/aot.h>
+#include <fbe/internal/native.h>
 #include <fbe/internal/sizes.h>
 
 /* Host values have fbe-c's LP64 little-endian layout (docs/host-abi.md): scalars
@@ -324,15 +325,30 @@ static SC_COLD void sc_locate(sc_rd *r, const fbe_ir_struct *type, const fbe_ir_
     }
 }
 
-/* Runs e; on failure locates it in (type, field) and returns the status. */
-#define SC_TRY(e, type, field)                \
+/* Generated code takes valid frames of this schema's writers only: anything
+ * else returns a failure through every level (any status: SC_BAIL where there
+ * is none, e.g. a body an older writer made shorter), and the entry point hands
+ * the frame to the interpreter, which answers (fbe/internal/native.h). */
+#define SC_BAIL FBE_UNSUPPORTED
+
+/* Runs e; on failure returns its status. */
+#define SC_TRY(e)                             \
     do {                                      \
         fbe_status st_ = (e);                 \
-        if (SC_UNLIKELY(st_ != FBE_OK)) {     \
-            sc_locate(r, type, field);        \
+        if (SC_UNLIKELY(st_ != FBE_OK))       \
             return st_;                       \
-        }                                     \
     } while (0)
+
+/* Generated verify code failed: the interpreter finds why, from what the
+ * reader holds (the frame, its header passed, and the depth limit in force),
+ * so that the entry point keeps none of its arguments but type and info live
+ * through the body. */
+static SC_COLD fbe_status sc_sverify_failed(const fbe_type *type, const sc_rd *r,
+                                            fbe_verify_info *info)
+{
+    fbe_decode_options limit = {.max_depth = r->max_depth};
+    return fbe_interp_std_verify(type, r->data, (size_t)r->size, info, &limit);
+}
 
 static inline SC_UNUSED fbe_status sc_charge(sc_rd *r, uint64_t n, uint64_t pos)
 {
@@ -507,25 +523,22 @@ static inline SC_UNUSED bool sc_short(const sc_frd *r, const uint8_t *p, size_t 
     return sc_room(r, p) < n;
 }
 
-/* verify: p = e; on failure notes (type, field) and fails. */
-#define SC_FV(e, type, field)              \
+/* p = e; on failure returns NULL (generated code: the entry hands the frame
+ * to the interpreter). */
+#define SC_FTRY(e)                         \
     do {                                   \
         p = (e);                           \
-        if (SC_UNLIKELY(!p)) {             \
-            sc_fnote(r, type, field);      \
+        if (SC_UNLIKELY(!p))               \
             return NULL;                   \
-        }                                  \
     } while (0)
 
-/* deserialize: p = e; on failure zeroes field i and every later one. */
-#define SC_FD(e, fields, i, n)                       \
-    do {                                             \
-        p = (e);                                     \
-        if (SC_UNLIKELY(!p)) {                       \
-            sc_zero_fields(dst, fields, i, n);       \
-            return NULL;                             \
-        }                                            \
-    } while (0)
+/* The final model's sc_sverify_failed. */
+static SC_COLD fbe_status sc_fverify_failed(const fbe_type *type, const sc_frd *r,
+                                            fbe_verify_info *info)
+{
+    fbe_decode_options limit = {.max_depth = r->max_depth};
+    return fbe_interp_final_verify(type, r->data, (size_t)(r->end - r->data), info, &limit);
+}
 
 static inline SC_UNUSED fbe_status sc_fchk_frame(sc_frd *r, uint32_t type_number, const uint8_t *data,
                                 size_t size)
