@@ -631,8 +631,8 @@ static inline SC_UNUSED const uint8_t *sc_fv_str(sc_frd *r, const uint8_t *p)
  * read at once when they fit. When they do not, or the bytes the code after
  * them checked with them do not (the next field's length, count or flag),
  * these say what a field-by-field walk finds; `run` points at the run's first
- * field in the IR, which gives the sizes and host layout. Shared by `fbec c`
- * and native code (runtime/native_helpers.c). */
+ * field in the IR, which gives the sizes and host layout. The interpreter's
+ * (runtime/interp/final.c v_seg_fail, d_short). */
 
 /* How many fields of the run fit in room bytes (n when they all do); *at gets
  * the offset of the first that does not. */
