@@ -616,16 +616,12 @@ static const fbe_ir_struct *shared_base(rd *r, const fbe_ir_struct *st)
     return st->base;
 }
 
-/* Calls base's verify function on the body being verified (inherited fields):
- * failures return. */
-static void verify_inherited(rd *r, const fbe_ir_struct *base, LLVMValueRef fn)
+/* base's function, which reads the inherited fields of the body being read
+ * (a derived struct's host value starts with its base's). */
+static LLVMValueRef inherited_fn(rd *r, const fbe_ir_struct *base, bool reading)
 {
-    jit_emit *e = r->e;
-    LLVMValueRef args[] = {r->data, r->size, r->info, LLVMGetParam(fn, 3), r->depth,
-                           local_load(r, r->budget, e->i64)};
-    on_result(r, LLVMBuildCall2(e->b, r->verify_t, r->e->fns[jit_struct_index(e, base)].std_verify,
-                                args, 6, ""),
-              r->ret_bb);
+    jit_struct_fns *f = &r->e->fns[jit_struct_index(r->e, base)];
+    return reading ? f->std_read : f->std_verify;
 }
 
 /* std_verify.S for complete bodies (BODIES_COMPLETE, small structs: the caller
@@ -658,7 +654,7 @@ static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodie
     if (kind == BODIES_BAILING)
         older_guard(r, st, body, r->ret_bb);
     if (base_checked)
-        verify_inherited(r, base, fn);
+        call_body(r, inherited_fn(r, base, false), body, r->depth, NULL, r->ret_bb);
     v_fields(r, st, lo, hi, body, done);
 }
 
@@ -904,22 +900,6 @@ static void d_fields(rd *r, const fbe_ir_struct *st, size_t lo, size_t hi, LLVMV
     }
 }
 
-/* Calls base's read function on the body being read (inherited fields into
- * the same host value, whose first member is the base): a failure goes to
- * fail. */
-static void read_inherited(rd *r, const fbe_ir_struct *base, LLVMValueRef fn,
-                           LLVMBasicBlockRef fail)
-{
-    jit_emit *e = r->e;
-    LLVMValueRef args[] = {r->data, r->size, r->ctx, LLVMGetParam(fn, 3), r->depth,
-                           LLVMGetParam(fn, 5), local_load(r, r->budget, e->i64),
-                           local_load(r, r->aptr, e->ptr)};
-    LLVMValueRef res = LLVMBuildCall2(e->b, r->read_t, e->fns[jit_struct_index(e, base)].std_read,
-                                      args, 8, "");
-    local_store(r, r->aptr, LLVMBuildExtractValue(e->b, res, 1, ""));
-    on_result(r, LLVMBuildExtractValue(e->b, res, 0, ""), fail);
-}
-
 /* std_read.S, like define_verify; a chunk function reads fields [lo, hi). */
 static void define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodies kind,
                         size_t lo, size_t hi, const fbe_ir_struct *base)
@@ -938,7 +918,7 @@ static void define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodies 
     if (kind == BODIES_BAILING)
         older_guard(r, st, body, fail);
     if (base)
-        read_inherited(r, base, fn, fail);
+        call_body(r, inherited_fn(r, base, true), body, r->depth, host, fail);
     d_fields(r, st, lo, hi, body, host, fail);
     ret_ok(r);
 }
@@ -968,15 +948,18 @@ static LLVMValueRef chunk_fn(rd *r, const fbe_ir_struct *st, bool reading, size_
     return fn;
 }
 
-/* std_verify for fields [lo, hi) of a chunked struct: a leaf or its children
- * in order. The struct's own function (kind BODIES_BAILING) checks the body is
- * complete; its chunks take complete bodies only. */
-static bool define_verify_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodies kind,
-                               size_t lo, size_t hi, const fbe_ir_struct *base)
+/* std_verify.S or (reading) std_read.S: a leaf of fields [lo, hi), or for a
+ * chunked struct its children in order. The struct's own function (kind
+ * BODIES_BAILING) checks the body is complete; its chunks take complete
+ * bodies only. */
+static bool define_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool reading,
+                        bodies kind, size_t lo, size_t hi, const fbe_ir_struct *base)
 {
-    jit_emit *e = r->e;
-    if (hi - lo <= jit_chunks.fields) {
-        define_verify(r, st, fn, kind, lo, hi, base);
+    if (!chunked(st) || hi - lo <= jit_chunks.fields) {
+        if (reading)
+            define_read(r, st, fn, kind, lo, hi, base);
+        else
+            define_verify(r, st, fn, kind, lo, hi, base);
         return true;
     }
     size_t span = jit_chunk_span(lo, hi, jit_chunks.fields), k = (hi - lo + span - 1) / span;
@@ -985,75 +968,27 @@ static bool define_verify_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, 
         return false;
     for (size_t c = 0; c < k; c++) {
         size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
-        if (!any_checked(st, a, b))
+        if (!reading && !any_checked(st, a, b))
             continue;
-        fns[c] = chunk_fn(r, st, false, a, b);
-        if (!define_verify_node(r, st, fns[c], BODIES_COMPLETE, a, b, NULL)) {
+        fns[c] = chunk_fn(r, st, reading, a, b);
+        if (!define_node(r, st, fns[c], reading, BODIES_COMPLETE, a, b, NULL)) {
             free(fns);
             return false;
         }
     }
-    begin(r, fn, false);
+    begin(r, fn, reading);
     load_state(r, fn);
-    LLVMBasicBlockRef saved;
-    r->ret_bb = at_block(r, "fail", &saved);
-    ret_failed(r);
-    back(r, saved);
-    if (kind == BODIES_BAILING)
-        older_guard(r, st, LLVMGetParam(fn, 3), r->ret_bb);
-    if (base && any_checked(st, 0, lo))
-        verify_inherited(r, base, fn);
-    for (size_t c = 0; c < k; c++) {
-        if (!fns[c])
-            continue;
-        LLVMValueRef args[] = {r->data, r->size, r->info, LLVMGetParam(fn, 3), r->depth,
-                               local_load(r, r->budget, e->i64)};
-        on_result(r, LLVMBuildCall2(e->b, r->verify_t, fns[c], args, 6, ""), r->ret_bb);
-    }
-    ret_ok(r);
-    free(fns);
-    return true;
-}
-
-/* std_read for fields [lo, hi) of a chunked struct: a leaf or its children in
- * order, as define_verify_node. */
-static bool define_read_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodies kind,
-                             size_t lo, size_t hi, const fbe_ir_struct *base)
-{
-    jit_emit *e = r->e;
-    if (hi - lo <= jit_chunks.fields) {
-        define_read(r, st, fn, kind, lo, hi, base);
-        return true;
-    }
-    size_t span = jit_chunk_span(lo, hi, jit_chunks.fields), k = (hi - lo + span - 1) / span;
-    LLVMValueRef *fns = calloc(k, sizeof *fns);
-    if (!fns)
-        return false;
-    for (size_t c = 0; c < k; c++) {
-        size_t a = lo + c * span, b = a + span < hi ? a + span : hi;
-        fns[c] = chunk_fn(r, st, true, a, b);
-        if (!define_read_node(r, st, fns[c], BODIES_COMPLETE, a, b, NULL)) {
-            free(fns);
-            return false;
-        }
-    }
-    begin(r, fn, true);
-    load_state(r, fn);
-    LLVMValueRef body = LLVMGetParam(fn, 3), host = LLVMGetParam(fn, 5);
+    LLVMValueRef body = LLVMGetParam(fn, 3), host = reading ? LLVMGetParam(fn, 5) : NULL;
     LLVMBasicBlockRef saved, fail = at_block(r, "failed", &saved);
     ret_failed(r);
     back(r, saved);
     if (kind == BODIES_BAILING)
         older_guard(r, st, body, fail);
-    if (base)
-        read_inherited(r, base, fn, fail);
-    for (size_t c = 0; c < k; c++) {
-        LLVMValueRef args[] = {r->data, r->size, r->ctx, body, r->depth, host,
-                               local_load(r, r->budget, e->i64), local_load(r, r->aptr, e->ptr)};
-        LLVMValueRef res = LLVMBuildCall2(e->b, r->read_t, fns[c], args, 8, "");
-        local_store(r, r->aptr, LLVMBuildExtractValue(e->b, res, 1, ""));
-        on_result(r, LLVMBuildExtractValue(e->b, res, 0, ""), fail);
-    }
+    if (base && (reading || any_checked(st, 0, lo)))
+        call_body(r, inherited_fn(r, base, reading), body, r->depth, host, fail);
+    for (size_t c = 0; c < k; c++)
+        if (fns[c])
+            call_body(r, fns[c], body, r->depth, host, fail);
     ret_ok(r);
     free(fns);
     return true;
@@ -1334,16 +1269,12 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
          * them apart), the others' any length */
         bodies kind = r.inl[i] ? BODIES_COMPLETE : BODIES_BAILING;
         if (verify) {
-            if (!chunked(st))
-                define_verify(&r, st, f->std_verify, kind, own, all, base);
-            else if (!define_verify_node(&r, st, f->std_verify, kind, own, all, base))
+            if (!define_node(&r, st, f->std_verify, false, kind, own, all, base))
                 goto out;
             define_verify_entry(&r, st, f);
         }
         if (read) {
-            if (!chunked(st))
-                define_read(&r, st, f->std_read, kind, own, all, base);
-            else if (!define_read_node(&r, st, f->std_read, kind, own, all, base))
+            if (!define_node(&r, st, f->std_read, true, kind, own, all, base))
                 goto out;
             define_read_entry(&r, st, f);
         }
