@@ -19,6 +19,7 @@
  * writes, which includes the same installed header. */
 #include "fbe/internal/sizes.h"
 #include "fbe/internal/static_c.h" /* the rules the backends share */
+#include "fail_rules.h"            /* and the interpreter's alone */
 
 /* What to do with one value. Scalars are grouped by wire width: on the
  * (little-endian) hosts we support, their host and wire bytes are identical. */
@@ -371,7 +372,7 @@ uint64_t fbe_interp_count_min(const fbe_codec *codec, const fbe_ir_type *t);
  * for the JIT and fbec c. */
 uint32_t fbe_interp_fixed_height(const fbe_codec *codec, const fbe_ir_type *t);
 /* Final model: fixed and holding no struct level, so only its bounds can fail:
- * fields of this kind in a row form a run, read at once (static_c.h sc_frun_*). */
+ * fields of this kind in a row form a run, read at once (fail_rules.h sc_frun_*). */
 bool fbe_interp_final_plain(const fbe_codec *codec, const fbe_ir_type *t);
 
 /* Entry points (std_write.c, std_read.c, final.c; verify and deserialize in
