@@ -33,6 +33,7 @@ static bool before(jit_emit *e, void *ctx, char *err, size_t size)
 {
     aot_job *job = ctx;
     e->export_names = true;
+    e->types_at_run_time = true;
     job->image = jit_image_create(e, job->schema, err, size);
     return job->image != NULL;
 }

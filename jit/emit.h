@@ -62,6 +62,10 @@ typedef struct jit_emit {
     LLVMValueRef (*host_ptr)(struct jit_emit *e, const void *p);
     /* Entry points get exported names (AOT objects), see jit_entry_name. */
     bool export_names;
+    /* The codec's fbe_type objects exist only at run time (AOT objects: the
+     * codec is made from the image when the program runs), so code cannot
+     * name them as constants (jit_verify_bail_block takes the call's own). */
+    bool types_at_run_time;
     /* In-process names carry it when > 0: a unit compiled again after its first
      * object failed to link (the JIT keeps the failed symbols) gets new names. */
     unsigned generation;
@@ -122,22 +126,24 @@ LLVMBasicBlockRef jit_delegate_block(jit_emit *e, fbe_model model, fbe_op op);
  * report nothing and compute no status: any negative result), a block calling
  * the interpreter's verify of the same frame, which finds and reports it. Its
  * arguments are rebuilt from what the body keeps live anyway, so that none of
- * the call's own has to survive the body in a register: the type is st's (in
- * process; an AOT object's codec types exist only at run time: the call's), the size the frame's (`frame_size`: its header
- * passed, the interpreter's checks stay within it), the options a copy holding
- * the depth limit in force, `max_depth` (i32; verify reads nothing else), or
- * none when max_depth is NULL: where the codec's limit gives the same result. */
+ * the call's own has to survive the body in a register: the type is st's (the
+ * call's own where types_at_run_time), the size the frame's (`frame_size`: its
+ * header passed, the interpreter's checks stay within it), the options a copy
+ * holding the depth limit in force, `max_depth` (i32; verify reads nothing
+ * else), or none when max_depth is NULL: where the codec's limit gives the same
+ * result. */
 LLVMBasicBlockRef jit_verify_bail_block(jit_emit *e, fbe_model model, const fbe_ir_struct *st,
                                         LLVMValueRef data, LLVMValueRef frame_size,
                                         LLVMValueRef info, LLVMValueRef max_depth);
 
 /* Deserialize: where a failure found in the root body goes (the read
- * functions zero nothing and compute no status: any negative result). `ptr` is arena->ptr as the entry read it; the call's decode budget
- * (`budget`, fbe/arena.h) records the rest of where the call found the arena
- * when it first needs a chunk. The block returns the arena there
- * (fbe_native_arena_rewind) and hands the call, its arguments as
- * they came, to the interpreter's deserialize, whose result is the answer: the
- * value, consumed and the arena end as a lone interpreter call leaves them. */
+ * functions zero nothing and compute no status: any negative result). `ptr` is
+ * arena->ptr as the entry read it; the call's decode budget (`budget`,
+ * fbe/arena.h) records the rest of where the call found the arena when it
+ * first needs a chunk. The block returns the arena there
+ * (fbe_native_arena_rewind) and hands the call, its arguments as they came, to
+ * the interpreter's deserialize, whose result is the answer: the value,
+ * consumed and the arena end as a lone interpreter call leaves them. */
 LLVMBasicBlockRef jit_read_bail_block(jit_emit *e, fbe_model model, LLVMValueRef arena,
                                       LLVMValueRef budget, LLVMValueRef ptr);
 

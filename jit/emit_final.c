@@ -9,8 +9,8 @@
  *   final_size.S   i64 (ptr value)                       bytes of the fields,
  *                  not saturated (size_struct saturates)
  *   final_write.S  ptr (ptr w, ptr value) -> w past the fields
- *   final_verify.S i64 (ptr data, i64 end, ptr info, i64 pos, i64 left)
- *   final_read.S   i64 (ptr data, i64 end, ptr options, i64 pos, ptr dst, i64 left)
+ *   final_verify.S i64 (ptr data, i64 end, i64 pos, i64 left)
+ *   final_read.S   i64 (ptr data, i64 end, i64 pos, i64 left, ptr options, ptr dst)
  *   final_copy.S   void (ptr src, ptr dst)               fixed S, deserialize
  * A derived struct's inherited fields are walked by its base's functions
  * (jit_inherited). Large structs are lowered as trees of functions of the same
@@ -49,6 +49,9 @@
 #include "interp/program.h"
 
 enum { M_VERIFY, M_READ };
+
+/* The parameters of final_verify.S (P_DATA..P_LEFT) and final_read.S (all). */
+enum { P_DATA, P_END, P_POS, P_LEFT, P_CTX, P_DST, P_READ_COUNT };
 
 typedef struct fin {
     jit_emit *e;
@@ -724,12 +727,10 @@ static LLVMValueRef w_call_struct(walk *w, const fbe_ir_struct *st, LLVMValueRef
     jit_emit *e = w->e;
     LLVMValueRef left = addc(e, w->left, (uint64_t)-1);
     jit_struct_fns *f = fns_of(e, st);
-    if (w->mode == M_VERIFY) {
-        LLVMValueRef args[] = {w->data, w->end, w->ctx, pos, left};
-        return call(e, f->final_verify, args, 5);
-    }
-    LLVMValueRef args[] = {w->data, w->end, w->ctx, pos, dst, left};
-    return call(e, f->final_read, args, 6);
+    LLVMValueRef args[] = {w->data, w->end, pos, left, w->ctx, dst};
+    if (w->mode == M_VERIFY)
+        return call(e, f->final_verify, args, P_CTX);
+    return call(e, f->final_read, args, P_READ_COUNT);
 }
 
 /* size bytes of the arena, or a read string's len + 1 (`string`), by
@@ -1060,7 +1061,7 @@ static const fbe_ir_struct *walk_base(fin *F, const fbe_ir_struct *st)
  * same position, host value and depth); returns its result. */
 static LLVMValueRef walk_inherited(fin *F, const fbe_ir_struct *base, LLVMValueRef fn, int mode)
 {
-    LLVMValueRef args[6];
+    LLVMValueRef args[P_READ_COUNT];
     unsigned np = LLVMCountParams(fn);
     for (unsigned i = 0; i < np; i++)
         args[i] = LLVMGetParam(fn, i);
@@ -1076,12 +1077,12 @@ static void define_walk_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, 
     jit_emit *e = F->e;
     jit_begin_function(e, fn);
     walk w = {.F = F, .e = e, .mode = mode};
-    w.data = LLVMGetParam(fn, 0);
-    w.end = LLVMGetParam(fn, 1);
-    w.ctx = LLVMGetParam(fn, 2);
-    LLVMValueRef pos0 = LLVMGetParam(fn, 3);
-    LLVMValueRef dst = mode == M_READ ? LLVMGetParam(fn, 4) : NULL;
-    w.left = LLVMGetParam(fn, mode == M_READ ? 5 : 4);
+    w.data = LLVMGetParam(fn, P_DATA);
+    w.end = LLVMGetParam(fn, P_END);
+    w.ctx = mode == M_READ ? LLVMGetParam(fn, P_CTX) : NULL;
+    LLVMValueRef pos0 = LLVMGetParam(fn, P_POS);
+    LLVMValueRef dst = mode == M_READ ? LLVMGetParam(fn, P_DST) : NULL;
+    w.left = LLVMGetParam(fn, P_LEFT);
     if (st->final_fixed) { /* everything was checked by the caller */
         if (mode == M_READ) {
             LLVMValueRef args[] = {jit_gep(e, w.data, pos0), dst};
@@ -1134,7 +1135,7 @@ static void define_walk_node(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, i
     }
     jit_begin_function(e, fn);
     unsigned np = LLVMCountParams(fn);
-    LLVMValueRef args[6];
+    LLVMValueRef args[P_READ_COUNT];
     for (unsigned i = 0; i < np; i++)
         args[i] = LLVMGetParam(fn, i);
     /* child -1: the base's walk of the inherited fields */
@@ -1145,9 +1146,9 @@ static void define_walk_node(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, i
         jit_position(e, bad);
         LLVMBuildRet(e->b, r);
         jit_position(e, cont);
-        args[3] = r; /* the next chunk starts where this one ended */
+        args[P_POS] = r; /* the next chunk starts where this one ended */
     }
-    LLVMBuildRet(e->b, args[3]);
+    LLVMBuildRet(e->b, args[P_POS]);
     free(fns);
 }
 
@@ -1282,8 +1283,8 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
         LLVMBasicBlockRef fast = jit_block(e, "codec_depth");
         LLVMBuildCondBr(e->b, same, fast, delegate);
         jit_position(e, fast);
-        LLVMValueRef args[] = {data, end, info, jit_i64(e, 8), jit_i64(e, (uint64_t)codec_max - 1)};
-        q = call(e, f->final_verify, args, 5);
+        LLVMValueRef args[] = {data, end, jit_i64(e, 8), jit_i64(e, (uint64_t)codec_max - 1)};
+        q = call(e, f->final_verify, args, P_CTX);
         jit_goto_if(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)), bail);
     }
     jit_goto_if(e, icmp(e, LLVMIntNE, q, end), bail);
@@ -1347,8 +1348,8 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
          * call found it */
         LLVMBasicBlockRef bail = jit_read_bail_block(
             e, FBE_FINAL, arena, memory, jit_load(e, e->ptr, arena, offsetof(fbe_arena, ptr)));
-        LLVMValueRef args[] = {data, end, ctx, jit_i64(e, 8), value, left};
-        q = call(e, f->final_read, args, 6);
+        LLVMValueRef args[] = {data, end, jit_i64(e, 8), left, ctx, value};
+        q = call(e, f->final_read, args, P_READ_COUNT);
         jit_goto_if(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)), bail);
     }
     ret_status_if(e, icmp(e, LLVMIntNE, q, end), jit_i32(e, FBE_FINAL_SIZE));
@@ -1381,6 +1382,7 @@ bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
         struct_reach(&rw, e->codec->types[i].ir, 1);
     free(reach_state);
     char name[512];
+    LLVMTypeRef walk_p[P_READ_COUNT] = {e->ptr, e->i64, e->i64, e->i64, e->ptr, e->ptr};
     for (size_t i = 0; i < e->count; i++) {
         const fbe_ir_struct *st = e->codec->types[i].ir;
         jit_struct_fns *f = &e->fns[i];
@@ -1397,15 +1399,13 @@ bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
         if (!verify && !read)
             continue;
         if (verify) {
-            LLVMTypeRef verify_p[] = {e->ptr, e->i64, e->ptr, e->i64, e->i64};
             snprintf(name, sizeof name, "final_verify.%s", st->c_name);
-            f->final_verify = jit_declare(e, name, e->i64, verify_p, 5, false);
+            f->final_verify = jit_declare(e, name, e->i64, walk_p, P_CTX, false);
             jit_declare_entry(e, i, FBE_FINAL, FBE_OP_VERIFY);
         }
         if (read) {
-            LLVMTypeRef read_p[] = {e->ptr, e->i64, e->ptr, e->i64, e->ptr, e->i64};
             snprintf(name, sizeof name, "final_read.%s", st->c_name);
-            f->final_read = jit_declare(e, name, e->i64, read_p, 6, false);
+            f->final_read = jit_declare(e, name, e->i64, walk_p, P_READ_COUNT, false);
             jit_declare_entry(e, i, FBE_FINAL, FBE_OP_DESERIALIZE);
         }
         if (st->final_fixed) {

@@ -5,10 +5,10 @@
  * constant taken from the IR.
  *
  * Internal functions per struct S (LLVM internal linkage, fastcc after opt):
- *   std_verify.S (ptr data, i64 size, ptr info, i64 body, i32 left, i64 budget)
+ *   std_verify.S (ptr data, i64 size, i64 body, i32 left, i64 budget)
  *                 -> i64: the budget left, or -1
- *   std_read.S   (ptr data, i64 size, ptr ctx, i64 body, i32 left, ptr host,
- *                 i64 budget, ptr aptr) -> {i64 budget or -1, ptr aptr}
+ *   std_read.S   (ptr data, i64 size, i64 body, i32 left, i64 budget, ptr ctx,
+ *                 ptr host, ptr aptr) -> {i64 budget or -1, ptr aptr}
  * `body` is a struct body whose reference the caller checked (offset, size,
  * type, depth, budget). `left` is max_depth minus the body's level. A derived
  * struct's inherited fields are read by its base's functions (jit_inherited).
@@ -40,6 +40,10 @@
 #include "emit_budget.h"
 #include "interp/program.h" /* struct fbe_codec: the type table */
 
+/* The parameters of both kinds of internal function (P_*), then a read
+ * function's own. */
+enum { P_DATA, P_SIZE, P_BODY, P_LEFT, P_BUDGET, P_CTX, P_HOST, P_APTR };
+
 enum {
     CTX_ARENA,     /* ptr: fbe_arena * */
     CTX_AEND,      /* ptr: arena->end (arena->ptr travels by value) */
@@ -56,7 +60,9 @@ typedef struct rd {
     LLVMTypeRef ctx_t;
     LLVMTypeRef verify_t, read_t; /* internal function types */
     LLVMTypeRef read_ret_t;       /* {i64 budget, ptr arena cursor} */
-    bool *inl;                    /* per struct: a fast path of its own */
+    bool *inl;                    /* per struct: small (its function takes
+                                     complete bodies, inlined into its entry
+                                     points) */
     bool inline_call;             /* the next body call is an entry point's own:
                                      always inlined */
     const fbe_ir_struct *refs_of; /* many_refs(): the struct last asked about */
@@ -65,7 +71,6 @@ typedef struct rd {
     /* the function being emitted */
     LLVMValueRef data, size;
     LLVMValueRef ctx;             /* deserialize: the read_ctx */
-    LLVMValueRef info;            /* verify: fbe_verify_info * (may be NULL) */
     LLVMValueRef depth;           /* i32 levels left below the body being read:
                                    * max_depth - its level (0: a struct in it is
                                    * TOO_DEEP) */
@@ -257,7 +262,7 @@ static void begin(rd *r, LLVMValueRef fn, bool reading)
     r->aptr = reading ? jit_alloca(e, e->ptr, "aptr") : NULL;
     r->ret_bb = NULL;
     r->delegate = NULL;
-    r->borrow = r->arena = r->ctx = r->info = NULL;
+    r->borrow = r->arena = r->ctx = NULL;
     r->body = r->room = NULL;
     r->many_refs = false;
 }
@@ -266,17 +271,13 @@ static void begin(rd *r, LLVMValueRef fn, bool reading)
 static void load_state(rd *r, LLVMValueRef fn)
 {
     jit_emit *e = r->e;
-    r->data = LLVMGetParam(fn, 0);
-    r->size = LLVMGetParam(fn, 1);
-    if (r->aptr)
-        r->ctx = LLVMGetParam(fn, 2);
-    else
-        r->info = LLVMGetParam(fn, 2);
-    r->depth = LLVMGetParam(fn, 4);
-    local_store(r, r->budget, LLVMGetParam(fn, r->aptr ? 6 : 5));
-    if (r->aptr)
-        local_store(r, r->aptr, LLVMGetParam(fn, 7));
+    r->data = LLVMGetParam(fn, P_DATA);
+    r->size = LLVMGetParam(fn, P_SIZE);
+    r->depth = LLVMGetParam(fn, P_LEFT);
+    local_store(r, r->budget, LLVMGetParam(fn, P_BUDGET));
     if (r->aptr) {
+        r->ctx = LLVMGetParam(fn, P_CTX);
+        local_store(r, r->aptr, LLVMGetParam(fn, P_APTR));
         r->borrow = ctx_load(r, CTX_BORROW, e->i32);
         r->arena = ctx_load(r, CTX_ARENA, e->ptr);
     }
@@ -368,14 +369,12 @@ static void call_body(rd *r, LLVMValueRef fn, LLVMValueRef body, LLVMValueRef de
                       LLVMValueRef host, LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
+    LLVMValueRef args[] = {r->data, r->size, body, depth, local_load(r, r->budget, e->i64),
+                           r->ctx, host, host ? local_load(r, r->aptr, e->ptr) : NULL};
     if (!host) {
-        LLVMValueRef args[] = {r->data, r->size, r->info, body, depth,
-                               local_load(r, r->budget, e->i64)};
-        on_result(r, body_call(r, LLVMBuildCall2(e->b, r->verify_t, fn, args, 6, "")), fail);
+        on_result(r, body_call(r, LLVMBuildCall2(e->b, r->verify_t, fn, args, P_CTX, "")), fail);
         return;
     }
-    LLVMValueRef args[] = {r->data, r->size, r->ctx, body, depth, host,
-                           local_load(r, r->budget, e->i64), local_load(r, r->aptr, e->ptr)};
     LLVMValueRef res = body_call(r, LLVMBuildCall2(e->b, r->read_t, fn, args, 8, ""));
     local_store(r, r->aptr, LLVMBuildExtractValue(e->b, res, 1, ""));
     on_result(r, LLVMBuildExtractValue(e->b, res, 0, ""), fail);
@@ -633,10 +632,10 @@ static void define_verify(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodie
 {
     jit_emit *e = r->e;
     begin(r, fn, false);
-    LLVMValueRef body = LLVMGetParam(fn, 3);
+    LLVMValueRef body = LLVMGetParam(fn, P_BODY);
     bool base_checked = base && any_checked(st, 0, lo);
     if (!base_checked && !any_checked(st, lo, hi)) { /* any body is valid */
-        LLVMBuildRet(e->b, LLVMGetParam(fn, 5));
+        LLVMBuildRet(e->b, LLVMGetParam(fn, P_BUDGET));
         return;
     }
     load_state(r, fn);
@@ -906,8 +905,8 @@ static void define_read(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bodies 
 {
     jit_emit *e = r->e;
     begin(r, fn, true);
-    LLVMValueRef body = LLVMGetParam(fn, 3);
-    LLVMValueRef host = LLVMGetParam(fn, 5);
+    LLVMValueRef body = LLVMGetParam(fn, P_BODY);
+    LLVMValueRef host = LLVMGetParam(fn, P_HOST);
     load_state(r, fn);
     LLVMBasicBlockRef saved, fail = at_block(r, "failed", &saved);
     ret_failed(r);
@@ -944,7 +943,7 @@ static LLVMValueRef chunk_fn(rd *r, const fbe_ir_struct *st, bool reading, size_
     LLVMValueRef fn = jit_chunk_fn(r->e, reading ? r->read_t : r->verify_t,
                                    reading ? "std_read" : "std_verify", st, lo, hi);
     if (reading)
-        mark_noalias(r->e, fn, 2); /* the read_ctx */
+        mark_noalias(r->e, fn, P_CTX);
     return fn;
 }
 
@@ -978,7 +977,7 @@ static bool define_node(rd *r, const fbe_ir_struct *st, LLVMValueRef fn, bool re
     }
     begin(r, fn, reading);
     load_state(r, fn);
-    LLVMValueRef body = LLVMGetParam(fn, 3), host = reading ? LLVMGetParam(fn, 5) : NULL;
+    LLVMValueRef body = LLVMGetParam(fn, P_BODY), host = reading ? LLVMGetParam(fn, P_HOST) : NULL;
     LLVMBasicBlockRef saved, fail = at_block(r, "failed", &saved);
     ret_failed(r);
     back(r, saved);
@@ -1041,7 +1040,6 @@ static void define_verify_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *
     LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1),
                  size = LLVMGetParam(fn, 2), info = LLVMGetParam(fn, 3),
                  options = LLVMGetParam(fn, 4);
-    r->info = info;
     r->delegate = jit_delegate_block(e, FBE_STANDARD, FBE_OP_VERIFY);
     check_arguments(r, type, data, size, r->delegate);
 
@@ -1218,12 +1216,12 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
     bool ok = false;
     LLVMTypeRef ctx_fields[CTX_FIELDS] = {e->ptr, e->ptr, e->i32, jit_decode_budget_t(e)};
     r.ctx_t = LLVMStructTypeInContext(e->ctx, ctx_fields, CTX_FIELDS, 0);
-    LLVMTypeRef vparams[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->i64};
-    r.verify_t = LLVMFunctionType(e->i64, vparams, 6, 0);
+    /* verify functions take the shared parameters, read functions all */
+    LLVMTypeRef params[] = {e->ptr, e->i64, e->i64, e->i32, e->i64, e->ptr, e->ptr, e->ptr};
+    r.verify_t = LLVMFunctionType(e->i64, params, P_CTX, 0);
     LLVMTypeRef rret[] = {e->i64, e->ptr};
     r.read_ret_t = LLVMStructTypeInContext(e->ctx, rret, 2, 0);
-    LLVMTypeRef rparams[] = {e->ptr, e->i64, e->ptr, e->i64, e->i32, e->ptr, e->i64, e->ptr};
-    r.read_t = LLVMFunctionType(r.read_ret_t, rparams, 8, 0);
+    r.read_t = LLVMFunctionType(r.read_ret_t, params, P_APTR + 1, 0);
     size_t n = e->count;
     r.inl = calloc(n + 1, sizeof *r.inl);
     bool *leafy = calloc(n + 1, sizeof *leafy);
@@ -1244,15 +1242,15 @@ bool jit_emit_std_read(jit_emit *e, bool verify, bool read)
         char name[512];
         if (verify) {
             snprintf(name, sizeof name, "std_verify.%s", st->c_name);
-            f->std_verify = jit_declare(e, name, e->i64, vparams, 6, false);
+            f->std_verify = jit_declare(e, name, e->i64, params, P_CTX, false);
             if (r.inl[i] && leafy[i])
                 jit_fn_attr(e, f->std_verify, "alwaysinline");
             jit_declare_entry(e, i, FBE_STANDARD, FBE_OP_VERIFY);
         }
         if (read) {
             snprintf(name, sizeof name, "std_read.%s", st->c_name);
-            f->std_read = jit_declare(e, name, r.read_ret_t, rparams, 8, false);
-            mark_noalias(e, f->std_read, 2); /* the read_ctx */
+            f->std_read = jit_declare(e, name, r.read_ret_t, params, P_APTR + 1, false);
+            mark_noalias(e, f->std_read, P_CTX);
             if (r.inl[i] && leafy[i])
                 jit_fn_attr(e, f->std_read, "alwaysinline");
             jit_declare_entry(e, i, FBE_STANDARD, FBE_OP_DESERIALIZE);

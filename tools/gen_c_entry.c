@@ -85,9 +85,8 @@ static void entries(gc *g, size_t k)
               "        if (SC_LIKELY(s%zu_sd(&r, 4, 0, (uint8_t *)value, 1) == FBE_OK)) {\n"
               "            if (consumed)\n                *consumed = (size_t)r.size;\n"
               "            return FBE_OK;\n        }\n    }\n"
-              "    /* the interpreter answers, on the arena as the call found it */\n"
-              "    fbe_native_arena_rewind(arena, &memory, mark);\n"
-              "    return fbe_interp_std_deserialize(type, data, size, value, options, consumed);\n}\n\n",
+              "    return sc_read_failed(fbe_interp_std_deserialize, type, data, size, value, options,\n"
+              "                          consumed, &memory, mark);\n}\n\n",
               stor, pre, c, k);
 
     /* final */
@@ -142,9 +141,8 @@ static void entries(gc *g, size_t k)
               "        if (SC_LIKELY(s%zu_fd(&r, data + 8, (uint8_t *)value, 1) == r.end)) {\n"
               "            if (consumed)\n                *consumed = (size_t)(r.end - data);\n"
               "            return FBE_OK;\n        }\n    }\n"
-              "    /* the interpreter answers, on the arena as the call found it */\n"
-              "    fbe_native_arena_rewind(arena, &memory, mark);\n"
-              "    return fbe_interp_final_deserialize(type, data, size, value, options, consumed);\n}\n\n",
+              "    return sc_read_failed(fbe_interp_final_deserialize, type, data, size, value, options,\n"
+              "                          consumed, &memory, mark);\n}\n\n",
               stor, pre, c, st->type_number, k);
 }
 

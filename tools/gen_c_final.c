@@ -145,16 +145,6 @@ static void copy_value(gc *g, const char *ind, const fbe_ir_type *t, const char 
     }
 }
 
-/* A fixed value of type t that spans struct levels fails when they pass the
- * limit. Nothing for height 0. */
-static void depth_fail(gc *g, const char *ind, const fbe_ir_type *t)
-{
-    uint32_t h = fbe_interp_fixed_height(g->interp, t);
-    if (h)
-        gc_printf(g, "%sif (SC_UNLIKELY((uint64_t)depth + %" PRIu32 " > r->max_depth))\n"
-                     "%s    return NULL;\n", ind, h, ind);
-}
-
 /* The condition under which the levels of fixed value t (in a struct at
  * `depth`) pass the limit; false: height 0, nothing to check. */
 static bool depth_check(gc *g, const fbe_ir_type *t, const char *depth, char *buf, size_t size)
@@ -163,6 +153,15 @@ static bool depth_check(gc *g, const fbe_ir_type *t, const char *depth, char *bu
     if (ht)
         snprintf(buf, size, "SC_UNLIKELY((uint64_t)%s + %" PRIu32 " > r->max_depth)", depth, ht);
     return ht != 0;
+}
+
+/* Reading a fixed value of type t that spans struct levels fails when they
+ * pass the limit. */
+static void depth_fail(gc *g, const char *ind, const fbe_ir_type *t)
+{
+    char cond[128];
+    if (depth_check(g, t, "depth", cond, sizeof cond))
+        gc_printf(g, "%sif (%s)\n%s    return NULL;\n", ind, cond, ind);
 }
 
 /* The count check of a collection (final.c count_fits): `count` elements of at
@@ -644,7 +643,7 @@ static void node_write(gc *g, size_t n)
 static void node_verify(gc *g, size_t n)
 {
     const fbe_ir_type *t = g->nodes[n], *e = t->elem, *k = t->key;
-    char call[256], call2[256], fits[128], at[64];
+    char call[256], call2[256], fits[128];
     gc_printf(g, "static const uint8_t *t%zu_fv(sc_frd *r, const uint8_t *p, unsigned depth)\n{\n"
                  "    (void)depth;\n", n);
     if (t->final_fixed) { /* an array made only of fixed parts */
@@ -697,7 +696,6 @@ static void node_verify(gc *g, size_t n)
         if (k->final_fixed && e->final_fixed) {
             if (depth_check(g, k, "depth", call, sizeof call))
                 gc_printf(g, "    if (count && %s)\n        return NULL;\n", call);
-            snprintf(at, sizeof at, "p + %" PRIu32, k->final_size);
             if (depth_check(g, e, "depth", call, sizeof call))
                 gc_printf(g, "    if (count && %s)\n        return NULL;\n", call);
             gc_printf(g, "    return p + (size_t)count * %" PRIu64 ";\n", final_entry_size(t));
@@ -804,8 +802,6 @@ static void node_read(gc *g, size_t n)
             fixed_elems(g, e, "    ");
         } else if (map && k->final_fixed && e->final_fixed) {
             /* the first entry's key, then its value, fail the depth check or none does */
-            char at[32];
-            snprintf(at, sizeof at, "p + %" PRIu32, k->final_size);
             depth_fail(g, "    ", k);
             depth_fail(g, "    ", e);
             gc_printf(g, "    for (uint32_t i = 0; i < count; i++) {\n"

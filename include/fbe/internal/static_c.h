@@ -505,6 +505,18 @@ static inline SC_UNUSED bool sc_short(const sc_frd *r, const uint8_t *p, size_t 
             return NULL;                   \
     } while (0)
 
+/* Generated deserialize code failed: the arena goes back to where the call
+ * found it (mark, and the budget's record of its chunks) and the interpreter's
+ * deserialize of the model (interp) decodes the frame, which is the answer. */
+static SC_COLD fbe_status sc_read_failed(fbe_deserialize_fn interp, const fbe_type *type,
+                                         const uint8_t *data, size_t size, void *value,
+                                         const fbe_decode_options *options, size_t *consumed,
+                                         const fbe_decode_budget *memory, char *mark)
+{
+    fbe_native_arena_rewind(options->arena, memory, mark);
+    return interp(type, data, size, value, options, consumed);
+}
+
 /* The final model's sc_sverify_failed. */
 static SC_COLD fbe_status sc_fverify_failed(const fbe_type *type, const sc_frd *r,
                                             fbe_verify_info *info)
