@@ -500,6 +500,16 @@ static void test_fbec(void **state)
                                  "memory than the limit for this input allows (102400 bytes; "
                                  "raise it with --max-memory)\n", dir));
     free(out);
+    /* the JIT's convert deserializes first and verifies only what it refuses: a
+     * valid frame over the budget gets the decode's message too */
+    rc = run_command(fmt("%s --backend auto --max-memory 100k --from standard --to final "
+                         "%s/older.bin -o %s/o.bin 2>&1", fmt(common, "convert"), dir, dir), &out);
+    assert_int_equal(rc, 1);
+    assert_string_equal(out, fmt("fbec convert: %s/older.bin: cannot decode: decoding needs more "
+                                 "memory than the limit for this input allows (102400 bytes; "
+                                 "raise it with --max-memory)\n", dir));
+    assert_false(file_exists(fmt("%s/o.bin", dir)));
+    free(out);
     rc = run_command(fmt("%s --max-memory 1.5G %s/older.bin 2>&1", fmt(common, "decode"), dir), &out);
     assert_int_equal(rc, 2);
     assert_non_null(strstr(out, "fbec decode: invalid size '1.5G' after --max-memory"));

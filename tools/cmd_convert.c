@@ -51,12 +51,9 @@ static int convert(const char *cmd, const fbec_codec *c, fbe_model from, fbe_mod
     }
     fbe_decode_options opts = {
         .arena = &arena, .flags = FBE_DECODE_BORROW, .max_memory = max_memory};
-    fbe_status st = fbe_deserialize(c->type, from, in->data, in->size, value, &opts, NULL);
-    if (st != FBE_OK) {
-        fbec_decode_error(cmd, in->name, st, max_memory, in->size);
+    if (!fbec_deserialize_input(cmd, c, from, in, value, &opts))
         goto done;
-    }
-    st = fbe_serialize(c->type, to, value, out);
+    fbe_status st = fbe_serialize(c->type, to, value, out);
     if (st != FBE_OK) {
         fprintf(stderr, "fbec %s: %s: cannot encode in the %s model: %s\n", cmd, in->name,
                 fbec_model_name(to), fbe_strerror(st));
@@ -99,7 +96,8 @@ int cmd_convert(int argc, char **argv)
 
     fbec_codec c;
     args.jit_models = FBE_JIT_MODEL(from) | FBE_JIT_MODEL(to);
-    args.jit_parts = FBE_JIT_READ_OF(from) | FBE_JIT_WRITE_OF(to);
+    /* verify runs only on a frame deserialize refuses, to say where: the interpreter's */
+    args.jit_parts = FBE_JIT_DESERIALIZE_OF(from) | FBE_JIT_WRITE_OF(to);
     if ((status = fbec_codec_open(cmd, &args, &c)) != FBEC_OK)
         return status;
     fbec_input in;
@@ -110,7 +108,7 @@ int cmd_convert(int argc, char **argv)
     fbe_buffer out;
     fbe_buffer_init(&out, NULL, NULL);
     status = FBEC_FAIL;
-    if (fbec_verify_input(cmd, &c, from, &in) && convert(cmd, &c, from, to, &in, max_memory, &out) == FBEC_OK &&
+    if (convert(cmd, &c, from, to, &in, max_memory, &out) == FBEC_OK &&
         fbec_write_output(cmd, &args, out.data, out.size))
         status = FBEC_OK;
     fbe_buffer_free(&out);

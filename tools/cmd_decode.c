@@ -72,11 +72,9 @@ static int decode(const char *cmd, const fbec_codec *c, fbe_model model, const f
     /* Strings borrow from the input, which outlives the value. */
     fbe_decode_options opts = {
         .arena = &arena, .flags = FBE_DECODE_BORROW, .max_memory = max_memory};
-    fbe_status st = fbe_deserialize(c->type, model, in->data, in->size, value, &opts, NULL);
-    if (st != FBE_OK) {
-        fbec_decode_error(cmd, in->name, st, max_memory, in->size);
+    if (!fbec_deserialize_input(cmd, c, model, in, value, &opts))
         goto done;
-    }
+    fbe_status st;
     fbec_sink out;
     if (!fbec_sink_open(cmd, args, &out))
         goto done;
@@ -308,7 +306,8 @@ int cmd_decode(int argc, char **argv)
 
     fbec_codec c;
     args.jit_models = FBE_JIT_MODEL(model);
-    args.jit_parts = FBE_JIT_READ_OF(model);
+    /* verify runs only on a frame deserialize refuses, to say where: the interpreter's */
+    args.jit_parts = FBE_JIT_DESERIALIZE_OF(model);
     if ((status = fbec_codec_open(cmd, &args, &c)) != FBEC_OK)
         return status;
     fbec_input in;
@@ -316,9 +315,7 @@ int cmd_decode(int argc, char **argv)
         fbec_codec_close(&c);
         return FBEC_FAIL;
     }
-    status = FBEC_FAIL;
-    if (fbec_verify_input(cmd, &c, model, &in))
-        status = decode(cmd, &c, model, &in, &args, max_memory);
+    status = decode(cmd, &c, model, &in, &args, max_memory);
     fbec_input_free(&in);
     fbec_codec_close(&c);
     return status;

@@ -301,6 +301,20 @@ static bool is_frame_error(fbe_status st)
     }
 }
 
+/* Both models start with the frame's size (a valid frame fits the input); anything
+ * after it is not part of this value: refuse rather than drop it silently. */
+static bool whole_input(const char *cmd, const fbec_input *in)
+{
+    uint32_t frame = (uint32_t)in->data[0] | (uint32_t)in->data[1] << 8 |
+                     (uint32_t)in->data[2] << 16 | (uint32_t)in->data[3] << 24;
+    if (frame < in->size) {
+        fprintf(stderr, "fbec %s: %s: %zu unexpected byte%s after the %" PRIu32 "-byte frame\n",
+                cmd, in->name, in->size - frame, in->size - frame == 1 ? "" : "s", frame);
+        return false;
+    }
+    return true;
+}
+
 bool fbec_verify_input(const char *cmd, const fbec_codec *c, fbe_model model,
                        const fbec_input *in)
 {
@@ -321,16 +335,18 @@ bool fbec_verify_input(const char *cmd, const fbec_codec *c, fbe_model model,
         fputc('\n', stderr);
         return false;
     }
-    /* Both models start with the frame's size (verify checked it fits); anything
-     * after it is not part of this value: refuse rather than drop it silently. */
-    uint32_t frame = (uint32_t)in->data[0] | (uint32_t)in->data[1] << 8 |
-                     (uint32_t)in->data[2] << 16 | (uint32_t)in->data[3] << 24;
-    if (frame < in->size) {
-        fprintf(stderr, "fbec %s: %s: %zu unexpected byte%s after the %" PRIu32 "-byte frame\n",
-                cmd, in->name, in->size - frame, in->size - frame == 1 ? "" : "s", frame);
-        return false;
-    }
-    return true;
+    return whole_input(cmd, in);
+}
+
+bool fbec_deserialize_input(const char *cmd, const fbec_codec *c, fbe_model model,
+                            const fbec_input *in, void *value, const fbe_decode_options *opts)
+{
+    fbe_status st = fbe_deserialize(c->type, model, in->data, in->size, value, opts, NULL);
+    if (st == FBE_OK)
+        return whole_input(cmd, in);
+    if (fbec_verify_input(cmd, c, model, in))
+        fbec_decode_error(cmd, in->name, st, opts->max_memory, in->size);
+    return false;
 }
 
 bool fbec_max_memory(const char *cmd, const fbec_args *args, size_t *bytes)

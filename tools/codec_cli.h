@@ -85,6 +85,15 @@ void fbec_codec_close(fbec_codec *c);
 bool fbec_verify_input(const char *cmd, const fbec_codec *c, fbe_model model,
                        const fbec_input *in);
 
+/* Deserializes the frame in `in` into `value` with `opts` and checks that it is
+ * the whole input. Deserialize makes every check verify makes, with the same
+ * status (docs/codec.md), so a valid frame is read once; when it fails, the
+ * frame is verified to say where, exactly as fbec_verify_input does, and only a
+ * frame that verifies gets fbec_decode_error's message (the budget, memory).
+ * Returns false after printing the failure. */
+bool fbec_deserialize_input(const char *cmd, const fbec_codec *c, fbe_model model,
+                            const fbec_input *in, void *value, const fbe_decode_options *opts);
+
 /* --max-memory: the decode budget in bytes, with an optional k, M or G suffix
  * (binary multiples); 0 when not given (the library's default: 64 x the input
  * + 1 MiB). Prints a usage error and returns false when it is malformed. */
