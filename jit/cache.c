@@ -148,7 +148,7 @@ bool jit_cache_ir_digest(const fbe_schema *schema, unsigned max_depth, jit_cache
     return ok;
 }
 
-void jit_cache_unit_key(const jit_cache_digest *ir, int unit, unsigned generation,
+void jit_cache_unit_key(const jit_cache_digest *ir, int unit, unsigned ops, unsigned generation,
                         uint64_t types_key, const char *triple, const char *cpu, const char *features,
                         int opt_level, jit_cache_key *key)
 {
@@ -156,8 +156,9 @@ void jit_cache_unit_key(const jit_cache_digest *ir, int unit, unsigned generatio
     char meta[256];
     unsigned major, minor, patch;
     LLVMGetVersion(&major, &minor, &patch);
-    snprintf(meta, sizeof meta, "fbe-c %s sources %s LLVM %u.%u.%u O%d unit %d gen %u types %llx",
-             FBE_VERSION, FBE_JIT_SOURCE_HASH, major, minor, patch, opt_level, unit, generation,
+    snprintf(meta, sizeof meta,
+             "fbe-c %s sources %s LLVM %u.%u.%u O%d unit %d ops %x gen %u types %llx", FBE_VERSION,
+             FBE_JIT_SOURCE_HASH, major, minor, patch, opt_level, unit, ops, generation,
              (unsigned long long)types_key);
     hash_str(&h, meta);
     char passes[8192];

@@ -48,8 +48,8 @@ bool jit_cache_ir_digest(const struct fbe_schema *schema, unsigned max_depth,
                          jit_cache_digest *out);
 
 /* The key of one unit's object (types_key: the structs whose entry points it
- * has, 0 for all). */
-void jit_cache_unit_key(const jit_cache_digest *ir, int unit, unsigned generation,
+ * has, 0 for all; ops: its operations, JIT_ENTRY_OP bits). */
+void jit_cache_unit_key(const jit_cache_digest *ir, int unit, unsigned ops, unsigned generation,
                         uint64_t types_key, const char *triple, const char *cpu, const char *features,
                         int opt_level, jit_cache_key *key);
 

@@ -96,7 +96,8 @@ LLVMValueRef jit_declare_entry(jit_emit *e, size_t index, fbe_model model, fbe_o
         {e->ptr, e->ptr, e->i64, e->ptr, e->ptr, e->ptr},
     };
     static const unsigned counts[] = {2, 3, 5, 6};
-    if (e->entry_types && !e->entry_types[index])
+    if ((e->entry_types && !e->entry_types[index]) ||
+        (e->entry_ops && !(e->entry_ops & JIT_ENTRY_OP(model, op))))
         return NULL; /* the entry stays the interpreter's: its define_*_entry does nothing */
     char name[JIT_ENTRY_NAME_MAX];
     jit_entry_name(e, index, model, op, name);

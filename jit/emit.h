@@ -33,6 +33,9 @@ typedef struct jit_struct_fns {
 
 /* Operations are fbe_op (fbe/aot.h), which also indexes entry[model][op]. */
 
+/* An entry point's operation as one bit of a mask (jit_emit.entry_ops). */
+#define JIT_ENTRY_OP(model, op) (1u << ((unsigned)(model) * 4 + (unsigned)(op)))
+
 typedef struct jit_emit {
     LLVMContextRef ctx;
     LLVMModuleRef mod;
@@ -74,6 +77,9 @@ typedef struct jit_emit {
      * them; those no entry reaches are internal and unused, and LLVM's first
      * module passes delete them. */
     const uint8_t *entry_types;
+    /* JIT_ENTRY_OP bits of the operations whose entry points are
+     * emitted; 0: all (a write unit asked for serialize alone leaves out size). */
+    unsigned entry_ops;
     /* The first entry point name LLVM had to rename (two structs with one
      * exported name); empty if none. */
     char name_clash[FBE_IR_MAX_SYMBOL + 32];

@@ -1169,7 +1169,7 @@ static void define_entry_size(fin *F, const fbe_ir_struct *st, jit_struct_fns *f
 {
     jit_emit *e = F->e;
     LLVMValueRef fn = f->entry[FBE_FINAL][FBE_OP_SIZE];
-    if (!fn) /* not a selected type (jit_emit.entry_types) */
+    if (!fn) /* not a selected type or operation (jit_emit.entry_types, entry_ops) */
         return;
     jit_begin_function(e, fn);
     LLVMBuildRet(e->b, addc(e, size_struct(F, st, LLVMGetParam(fn, 1)), 8));
@@ -1188,7 +1188,7 @@ static void define_entry_serialize(fin *F, const fbe_ir_struct *st, jit_struct_f
 {
     jit_emit *e = F->e;
     LLVMValueRef fn = f->entry[FBE_FINAL][FBE_OP_SERIALIZE];
-    if (!fn) /* not a selected type (jit_emit.entry_types) */
+    if (!fn) /* not a selected type or operation (jit_emit.entry_types, entry_ops) */
         return;
     jit_begin_function(e, fn);
     LLVMValueRef type = LLVMGetParam(fn, 0), value = LLVMGetParam(fn, 1), out = LLVMGetParam(fn, 2);
@@ -1226,7 +1226,7 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
 {
     jit_emit *e = F->e;
     LLVMValueRef fn = f->entry[FBE_FINAL][FBE_OP_VERIFY];
-    if (!fn) /* not a selected type (jit_emit.entry_types) */
+    if (!fn) /* not a selected type or operation (jit_emit.entry_types, entry_ops) */
         return;
     jit_begin_function(e, fn);
     LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1);
@@ -1302,7 +1302,7 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
 {
     jit_emit *e = F->e;
     LLVMValueRef fn = f->entry[FBE_FINAL][FBE_OP_DESERIALIZE];
-    if (!fn) /* not a selected type (jit_emit.entry_types) */
+    if (!fn) /* not a selected type or operation (jit_emit.entry_types, entry_ops) */
         return;
     jit_begin_function(e, fn);
     LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1), size = LLVMGetParam(fn, 2);

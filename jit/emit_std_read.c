@@ -1034,7 +1034,7 @@ static void define_verify_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *
 {
     jit_emit *e = r->e;
     LLVMValueRef fn = f->entry[FBE_STANDARD][FBE_OP_VERIFY];
-    if (!fn) /* not a selected type (jit_emit.entry_types) */
+    if (!fn) /* not a selected type or operation (jit_emit.entry_types, entry_ops) */
         return;
     begin(r, fn, false);
     LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1),
@@ -1064,7 +1064,7 @@ static void define_read_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *f)
 {
     jit_emit *e = r->e;
     LLVMValueRef fn = f->entry[FBE_STANDARD][FBE_OP_DESERIALIZE];
-    if (!fn) /* not a selected type (jit_emit.entry_types) */
+    if (!fn) /* not a selected type or operation (jit_emit.entry_types, entry_ops) */
         return;
     begin(r, fn, true);
     LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1),

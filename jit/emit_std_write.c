@@ -513,23 +513,27 @@ static void define_write(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f
         define_write_range(e, st, f->std_write, lo, st->field_count, true, lo > 0);
 }
 
-static void define_entries(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f)
+/* size(type, value) = frame header + body + extras, the header counted first:
+ * where the sum stops at FBE_SIZE_CAP depends on it (frame_size) */
+static void define_entry_size(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f)
 {
-    /* size(type, value) = frame header + body + extras, the header counted
-     * first: where the sum stops at FBE_SIZE_CAP depends on it (frame_size) */
     LLVMValueRef fn = f->entry[FBE_STANDARD][FBE_OP_SIZE];
-    if (!fn) /* not a selected type (jit_emit.entry_types) */
+    if (!fn) /* not a selected type or operation (jit_emit.entry_types, entry_ops) */
         return;
     jit_begin_function(e, fn);
-    LLVMValueRef size = call_size(e, st, LLVMGetParam(fn, 1), jit_i64(e, 8));
-    LLVMBuildRet(e->b, size);
+    LLVMBuildRet(e->b, call_size(e, st, LLVMGetParam(fn, 1), jit_i64(e, 8)));
+}
 
-    /* serialize(type, value, out) */
-    fn = f->entry[FBE_STANDARD][FBE_OP_SERIALIZE];
+/* serialize(type, value, out) */
+static void define_entry_serialize(jit_emit *e, const fbe_ir_struct *st, jit_struct_fns *f)
+{
+    LLVMValueRef fn = f->entry[FBE_STANDARD][FBE_OP_SERIALIZE];
+    if (!fn)
+        return;
     jit_begin_function(e, fn);
     LLVMValueRef value = LLVMGetParam(fn, 1);
     LLVMValueRef out = LLVMGetParam(fn, 2);
-    size = call_size(e, st, value, jit_i64(e, 8));
+    LLVMValueRef size = call_size(e, st, value, jit_i64(e, 8));
     LLVMBasicBlockRef too_large = jit_block(e, "too_large");
     LLVMBasicBlockRef reserve = jit_block(e, "reserve");
     LLVMBuildCondBr(e->b, jit_unlikely(e, LLVMBuildICmp(e->b, LLVMIntUGT, size, jit_i64(e, UINT32_MAX), "")),
@@ -573,7 +577,8 @@ bool jit_emit_std_write(jit_emit *e)
         const fbe_ir_struct *st = e->codec->types[i].ir;
         define_size(e, st, &e->fns[i]);
         define_write(e, st, &e->fns[i]);
-        define_entries(e, st, &e->fns[i]);
+        define_entry_size(e, st, &e->fns[i]);
+        define_entry_serialize(e, st, &e->fns[i]);
     }
     return true;
 }

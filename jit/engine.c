@@ -262,7 +262,8 @@ static jit_state *state_new(const fbe_schema *schema, fbe_codec *codec, const fb
     else if (s->cache_dir &&
              jit_cache_ir_digest(schema, fbe_codec_max_depth(codec), &s->ir_digest))
         s->opts.ir = &s->ir_digest;
-    unsigned units = s->native_type_count ? jit_units_of(o->models, o->parts) : 0;
+    s->opts.entry_ops = jit_entry_ops_of(o->models, o->parts);
+    unsigned units = s->native_type_count ? jit_units_of(s->opts.entry_ops) : 0;
     for (int u = 0; u < JIT_UNIT_COUNT; u++)
         s->state[u] = units & JIT_UNIT(u) ? UNIT_QUEUED : UNIT_OFF;
     s->all_cached = s->cache_dir != NULL;

@@ -267,24 +267,43 @@ LLVMTargetMachineRef jit_target_machine(const jit_target *t, char **triple_out, 
     return tm;
 }
 
-unsigned jit_units_of(unsigned models, unsigned parts)
+unsigned jit_entry_ops_of(unsigned models, unsigned parts)
 {
     models &= FBE_JIT_ALL_MODELS; /* unknown bits name nothing */
     if (!models)
         models = FBE_JIT_ALL_MODELS;
-    unsigned units = 0;
     bool all = !(parts & FBE_JIT_ALL_PARTS);
+    unsigned ops = 0;
     for (int m = 0; m < 2; m++) {
         if (!(models & FBE_JIT_MODEL(m)))
             continue;
-        int write = m == FBE_FINAL ? JIT_UNIT_FINAL_WRITE : JIT_UNIT_STD_WRITE;
-        if (all || parts & FBE_JIT_WRITE_OF(m))
-            units |= JIT_UNIT(write);
-        if (all || parts & (FBE_JIT_READ_OF(m) | FBE_JIT_VERIFY_OF(m)))
-            units |= JIT_UNIT(write + 1);
-        if (all || parts & (FBE_JIT_READ_OF(m) | FBE_JIT_DESERIALIZE_OF(m)))
-            units |= JIT_UNIT(write + 2);
+        const unsigned of[] = {FBE_JIT_WRITE_OF(m) | FBE_JIT_SIZE_OF(m),
+                               FBE_JIT_WRITE_OF(m) | FBE_JIT_SERIALIZE_OF(m),
+                               FBE_JIT_READ_OF(m) | FBE_JIT_VERIFY_OF(m),
+                               FBE_JIT_READ_OF(m) | FBE_JIT_DESERIALIZE_OF(m)};
+        for (int op = 0; op < 4; op++)
+            if (all || parts & of[op])
+                ops |= JIT_ENTRY_OP(m, op);
     }
+    return ops;
+}
+
+unsigned jit_unit_entry_ops(int u, unsigned ops)
+{
+    fbe_op first, last;
+    fbe_model m = jit_unit_ops(u, &first, &last);
+    unsigned mine = 0;
+    for (int op = (int)first; op <= (int)last; op++)
+        mine |= JIT_ENTRY_OP(m, op);
+    return ops & mine;
+}
+
+unsigned jit_units_of(unsigned ops)
+{
+    unsigned units = 0;
+    for (int u = 0; u < JIT_UNIT_COUNT; u++)
+        if (jit_unit_entry_ops(u, ops))
+            units |= JIT_UNIT(u);
     return units;
 }
 

@@ -59,8 +59,14 @@ static inline size_t jit_unit_op_count(int u)
     return (size_t)last - (size_t)first + 1;
 }
 
-/* The units of FBE_JIT_MODEL bits and FBE_JIT_*_OF bits (0: all). */
-unsigned jit_units_of(unsigned models, unsigned parts);
+/* The entry points of FBE_JIT_MODEL bits and FBE_JIT_*_OF bits (0: all), one
+ * bit each: JIT_ENTRY_OP(model, op) (emit.h). */
+unsigned jit_entry_ops_of(unsigned models, unsigned parts);
+
+/* The units that hold the entry points of JIT_ENTRY_OP bits `ops`, and of those
+ * the ones unit u holds. */
+unsigned jit_units_of(unsigned ops);
+unsigned jit_unit_entry_ops(int u, unsigned ops);
 
 typedef struct jit_target {
     const char *triple;   /* NULL: the host's */

@@ -20,6 +20,7 @@ static bool before_emit(jit_emit *e, void *ctx, char *err, size_t size)
     const jit_unit_options *o = ((lower_ctx *)ctx)->opts;
     e->generation = o->generation;
     e->entry_types = o->types;
+    e->entry_ops = o->entry_ops;
     /* A cached object must not hold this process's addresses (cache.h). */
     if (o->cache_dir)
         e->host_ptr = jit_cache_host_ptr;
@@ -93,6 +94,12 @@ static bool entries_of_object(jit_unit *u, size_t type_count)
     return ok;
 }
 
+/* The unit's operations, for its cache key. */
+static unsigned unit_ops(int unit, const jit_unit_options *o)
+{
+    return jit_unit_entry_ops(unit, o->entry_ops ? o->entry_ops : ~0u);
+}
+
 bool jit_unit_in_cache(int unit, const jit_unit_options *opts)
 {
     if (!opts->cache_dir || !opts->ir)
@@ -103,8 +110,8 @@ bool jit_unit_in_cache(int unit, const jit_unit_options *opts)
     if (!jit_target_names(&target, &triple, &cpu, &features, NULL, 0))
         return false;
     jit_cache_key key;
-    jit_cache_unit_key(opts->ir, unit, opts->generation, opts->types_key, triple, cpu, features,
-                       opts->opt_level, &key);
+    jit_cache_unit_key(opts->ir, unit, unit_ops(unit, opts), opts->generation, opts->types_key,
+                       triple, cpu, features, opts->opt_level, &key);
     LLVMDisposeMessage(triple);
     LLVMDisposeMessage(cpu);
     LLVMDisposeMessage(features);
@@ -115,8 +122,8 @@ bool jit_unit_in_cache(int unit, const jit_unit_options *opts)
 static bool lower_from_cache(jit_unit *u, const fbe_codec *codec)
 {
     const jit_unit_options *o = &u->opts;
-    jit_cache_unit_key(o->ir, u->unit, o->generation, o->types_key, u->triple, u->cpu,
-                       u->features, o->opt_level, &u->key);
+    jit_cache_unit_key(o->ir, u->unit, unit_ops(u->unit, o), o->generation, o->types_key, u->triple,
+                       u->cpu, u->features, o->opt_level, &u->key);
     u->obj = jit_cache_load(o->cache_dir, &u->key);
     if (!u->obj)
         return false;

@@ -26,6 +26,8 @@ typedef struct jit_unit_options {
     unsigned generation;   /* > 0 on a retry: other entry symbol names (emit.h) */
     const uint8_t *types;  /* [type] 1: its entry points are compiled; NULL: every type */
     uint64_t types_key;    /* the selection's part of the cache keys (0 without one) */
+    unsigned entry_ops;    /* JIT_ENTRY_OP bits of the operations whose entry points
+                              are compiled (a write unit may leave out one); 0: all */
 } jit_unit_options;
 
 /* An entry point of a unit: type index * 8 + model * 4 + op. */

@@ -494,6 +494,62 @@ static void test_types(void **state)
     fbe_schema_free(schema);
 }
 
+/* fbe_jit_options.parts: exactly the operations named get native entry points
+ * (a part of a unit too: serialize without size), every other operation keeps
+ * the interpreter's and gives its results. Account alone, to compile little. */
+static void test_parts(void **state)
+{
+    (void)state;
+    fbe_schema *schema = load_golden("proto");
+    fbe_codec *interp = fbe_interp_create(schema, NULL, NULL);
+    assert_non_null(interp);
+    size_t account = (size_t)(fbe_codec_type(interp, "proto.Account") - fbe_codec_type_at(interp, 0));
+    static const char *const one[] = {"proto.Account", NULL};
+    enum { S = FBE_STANDARD, F = FBE_FINAL };
+    /* parts, then the native operations as [model][op] bits: size, serialize,
+     * verify, deserialize */
+    static const struct {
+        unsigned parts;
+        unsigned char native[2];
+    } cases[] = {
+        {FBE_JIT_SERIALIZE_OF(F), {0x0, 0x2}},
+        {FBE_JIT_SIZE_OF(S), {0x1, 0x0}},
+        {FBE_JIT_WRITE_OF(S) | FBE_JIT_SERIALIZE_OF(F), {0x3, 0x2}},
+        {FBE_JIT_DESERIALIZE_OF(S) | FBE_JIT_SERIALIZE_OF(F), {0x8, 0x2}},
+        {FBE_JIT_VERIFY_OF(F) | FBE_JIT_SIZE_OF(F), {0x0, 0x5}},
+        {FBE_JIT_READ_OF(S) | FBE_JIT_SERIALIZE_OF(S), {0xE, 0x0}},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        fbe_codec *c = compile_native(schema, &(fbe_jit_options){.types = one, .parts = cases[k].parts});
+        if (fbe_jit_available()) {
+            const fbe_model_ops *ji = fbe_codec_type_at(c, account)->ops;
+            const fbe_model_ops *ii = fbe_codec_type_at(interp, account)->ops;
+            size_t want = 0;
+            for (int m = 0; m < 2; m++) {
+                const void *j[] = {(const void *)ji[m].size, (const void *)ji[m].serialize,
+                                   (const void *)ji[m].verify, (const void *)ji[m].deserialize};
+                const void *n[] = {(const void *)ii[m].size, (const void *)ii[m].serialize,
+                                   (const void *)ii[m].verify, (const void *)ii[m].deserialize};
+                for (int op = 0; op < 4; op++) {
+                    bool native = cases[k].native[m] >> op & 1;
+                    want += native;
+                    if ((j[op] != n[op]) != native)
+                        fail_msg("parts %#x: model %d op %d: %s entry point", cases[k].parts, m,
+                                 op, native ? "the interpreter's" : "a native");
+                }
+            }
+            assert_int_equal(fbe_jit_codec_stats(c).functions, want);
+        }
+        char msg[256] = "";
+        unsigned long bad = exercise(schema, c, interp, 20, 0x9a27 + (uint64_t)k, msg, sizeof msg);
+        if (bad)
+            fail_msg("parts %#x: %lu mismatches, first: %s", cases[k].parts, bad, msg);
+        fbe_codec_free(c);
+    }
+    fbe_codec_free(interp);
+    fbe_schema_free(schema);
+}
+
 /* The object cache (fbe_jit_options.cache_dir): a second compilation of the same
  * schema loads the object instead of compiling, and the codec works the same;
  * both codecs alive at once, then freed (no leaks). */
@@ -709,6 +765,7 @@ int main(void)
         cmocka_unit_test(test_stats),
         cmocka_unit_test(test_models),
         cmocka_unit_test(test_types),
+        cmocka_unit_test(test_parts),
         cmocka_unit_test_teardown(test_cache_dir, remove_cache_root),
         cmocka_unit_test_teardown(test_cache_key, remove_cache_root),
     };

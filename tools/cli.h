@@ -41,7 +41,7 @@ typedef struct fbec_args {
     unsigned jit_models; /* set by the command, not an option: the models it uses
                             (FBE_JIT_MODEL bits), the only ones --backend jit|auto
                             compiles; 0 = both */
-    unsigned jit_parts;  /* the same for FBE_JIT_WRITE_OF / FBE_JIT_READ_OF bits */
+    unsigned jit_parts;  /* the same for FBE_JIT_*_OF bits (fbe/jit.h) */
     const char *jit_mode; /* --jit-mode eager|background (as given) */
     /* The generators only (header, aot, c): */
     bool dep_md;                /* -MD: a depfile next to the output, OUTPUT.d */

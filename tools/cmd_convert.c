@@ -97,7 +97,7 @@ int cmd_convert(int argc, char **argv)
     fbec_codec c;
     args.jit_models = FBE_JIT_MODEL(from) | FBE_JIT_MODEL(to);
     /* verify runs only on a frame deserialize refuses, to say where: the interpreter's */
-    args.jit_parts = FBE_JIT_DESERIALIZE_OF(from) | FBE_JIT_WRITE_OF(to);
+    args.jit_parts = FBE_JIT_DESERIALIZE_OF(from) | FBE_JIT_SERIALIZE_OF(to);
     if ((status = fbec_codec_open(cmd, &args, &c)) != FBEC_OK)
         return status;
     fbec_input in;

@@ -106,7 +106,7 @@ int cmd_encode(int argc, char **argv)
 
     fbec_codec c;
     args.jit_models = FBE_JIT_MODEL(model);
-    args.jit_parts = FBE_JIT_WRITE_OF(model);
+    args.jit_parts = FBE_JIT_SERIALIZE_OF(model);
     if ((status = fbec_codec_open(cmd, &args, &c)) != FBEC_OK)
         return status;
     fbec_input in;

@@ -45,8 +45,9 @@ typedef struct fbe_jit_options {
                               results, slower): a program that uses one model
                               compiles half the code at start-up */
     unsigned parts;        /* FBE_JIT_WRITE_OF(model) (size, serialize),
-                              FBE_JIT_READ_OF(model) (verify, deserialize),
-                              FBE_JIT_VERIFY_OF(model), FBE_JIT_DESERIALIZE_OF(model)
+                              FBE_JIT_READ_OF(model) (verify, deserialize), or one
+                              operation: FBE_JIT_SIZE_OF, FBE_JIT_SERIALIZE_OF,
+                              FBE_JIT_VERIFY_OF, FBE_JIT_DESERIALIZE_OF(model)
                               bits: the parts of `models` compiled to native code;
                               0 = all. Like models, the rest stays interpreted: a
                               program that only verifies compiles that alone */
@@ -70,7 +71,10 @@ typedef struct fbe_jit_options {
 /* One of the reading side's operations alone (READ_OF is both). */
 #define FBE_JIT_VERIFY_OF(model) (1u << ((model) * 2 + 4))
 #define FBE_JIT_DESERIALIZE_OF(model) (1u << ((model) * 2 + 5))
-#define FBE_JIT_ALL_PARTS 0xFFu
+/* One of the writing side's operations alone (WRITE_OF is both). */
+#define FBE_JIT_SIZE_OF(model) (1u << ((model) * 2 + 8))
+#define FBE_JIT_SERIALIZE_OF(model) (1u << ((model) * 2 + 9))
+#define FBE_JIT_ALL_PARTS 0xFFFu
 
 /* Entry points are type x model x operation (size, serialize, verify,
  * deserialize): every one is native, pending (its unit is not compiled yet),
