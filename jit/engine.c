@@ -681,7 +681,9 @@ static void save_interp(jit_state *s, bool with_trampolines)
                 continue;
             const fbe_model_ops *t = &trampolines[m];
             for (int op = 0; op < 4; op++) {
-                if (s->state[jit_unit_of((fbe_model)m, op)] != UNIT_QUEUED || !selected(s, i))
+                /* an operation its unit leaves out (parts) stays the interpreter's */
+                if (s->state[jit_unit_of((fbe_model)m, op)] != UNIT_QUEUED || !selected(s, i) ||
+                    !(s->opts.entry_ops & JIT_ENTRY_OP(m, op)))
                     continue;
                 fbe_entry_fn fn = op == FBE_OP_SIZE        ? (fbe_entry_fn)t->size
                                   : op == FBE_OP_SERIALIZE ? (fbe_entry_fn)t->serialize
