@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec_impl.h"
 #include "emit.h"
 #include "emit_budget.h"
 #include "interp/program.h"
@@ -56,7 +57,6 @@ enum { P_DATA, P_END, P_POS, P_LEFT, P_CTX, P_DST, P_READ_COUNT };
 typedef struct fin {
     jit_emit *e;
     LLVMValueRef *copy_fn;  /* per struct; NULL unless fixed */
-    uint32_t *reach;        /* per struct: struct_reach */
     uint64_t *trailing;     /* per struct: trailing_fixed */
 } fin;
 
@@ -96,60 +96,6 @@ static uint32_t header_size(const fbe_ir_type *t)
         return 1;
     default:
         return is_collection(t) ? 4 : 0;
-    }
-}
-
-/* The most struct levels a frame of S can hold, S's own included (what the
- * depth limit counts), or UINT32_MAX: S is on a cycle (through an optional or a
- * collection), reaches one, or the walk went deeper than FBE_IR_MAX_NESTING
- * levels (which keeps the recursion shallow; an overestimate only costs the
- * fast path of define_entry_verify, never correctness). Memoized in reach[]
- * with state[]: 0 new, 1 in progress (met again: a cycle), 2 done. */
-typedef struct reach_walk {
-    jit_emit *e;
-    uint32_t *reach;
-    unsigned char *state;
-} reach_walk;
-
-static uint32_t type_reach(reach_walk *w, const fbe_ir_type *t, uint32_t level);
-
-static uint32_t struct_reach(reach_walk *w, const fbe_ir_struct *st, uint32_t level)
-{
-    size_t i = jit_struct_index(w->e, st);
-    if (w->state[i] == 2)
-        return w->reach[i];
-    if (w->state[i] == 1 || level > FBE_IR_MAX_NESTING)
-        return UINT32_MAX;
-    w->state[i] = 1;
-    uint32_t h = 0;
-    for (size_t k = 0; k < st->field_count; k++) {
-        uint32_t fh = type_reach(w, st->fields[k].type, level + 1);
-        if (fh > h)
-            h = fh;
-    }
-    w->state[i] = 2;
-    w->reach[i] = h == UINT32_MAX ? h : h + 1;
-    return w->reach[i];
-}
-
-static uint32_t type_reach(reach_walk *w, const fbe_ir_type *t, uint32_t level)
-{
-    switch (t->kind) {
-    case FBE_IR_STRUCT:
-        return struct_reach(w, t->struct_type, level);
-    case FBE_IR_OPTIONAL:
-    case FBE_IR_ARRAY:
-    case FBE_IR_VECTOR:
-    case FBE_IR_LIST:
-    case FBE_IR_SET:
-        return type_reach(w, t->elem, level);
-    case FBE_IR_MAP:
-    case FBE_IR_HASH: {
-        uint32_t k = type_reach(w, t->key, level), v = type_reach(w, t->elem, level);
-        return k > v ? k : v;
-    }
-    default:
-        return 0;
     }
 }
 
@@ -1245,7 +1191,8 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
      * constant, which folds the depth checks of the code inlined into it, as
      * before limits were per call; the other path is the interpreter's. */
     LLVMValueRef md = NULL, same = NULL;
-    uint32_t codec_max = fbe_codec_max_depth(e->codec), reach = F->reach[jit_struct_index(e, st)];
+    uint32_t codec_max = fbe_codec_max_depth(e->codec);
+    unsigned reach = fbe_codec_type_reach(e->codec, jit_struct_index(e, st));
     LLVMBasicBlockRef from_null = LLVMGetInsertBlock(e->b), has = jit_block(e, "has_options"),
                       decided = jit_block(e, "depth_decided");
     LLVMBuildCondBr(e->b, LLVMBuildIsNull(e->b, opts, ""), decided, has);
@@ -1365,22 +1312,14 @@ bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
 {
     fin F = {.e = e};
     F.copy_fn = calloc(e->count + 1, sizeof *F.copy_fn);
-    F.reach = calloc(e->count + 1, sizeof *F.reach);
     F.trailing = calloc(e->count + 1, sizeof *F.trailing);
-    unsigned char *reach_state = calloc(e->count + 1, 1);
-    if (!F.copy_fn || !F.reach || !F.trailing || !reach_state) {
+    if (!F.copy_fn || !F.trailing) {
         free(F.copy_fn);
-        free(F.reach);
         free(F.trailing);
-        free(reach_state);
         return false;
     }
     for (size_t i = 0; i < e->count; i++)
         F.trailing[i] = trailing_fixed(e->codec->types[i].ir);
-    reach_walk rw = {e, F.reach, reach_state};
-    for (size_t i = 0; i < e->count; i++)
-        struct_reach(&rw, e->codec->types[i].ir, 1);
-    free(reach_state);
     char name[512];
     LLVMTypeRef walk_p[P_READ_COUNT] = {e->ptr, e->i64, e->i64, e->i64, e->ptr, e->ptr};
     for (size_t i = 0; i < e->count; i++) {
@@ -1437,7 +1376,6 @@ bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
         }
     }
     free(F.copy_fn);
-    free(F.reach);
     free(F.trailing);
     return true;
 }

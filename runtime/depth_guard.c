@@ -257,6 +257,11 @@ bool fbe_codec_guard_depth(fbe_codec *codec)
     return true;
 }
 
+unsigned fbe_codec_type_reach(const fbe_codec *codec, size_t i)
+{
+    return codec->depth_guard ? codec->depth_guard->reach[i] : codec->max_depth + 1;
+}
+
 /* A guarded serialize keeps the guard in the type's slot: what changes is the
  * call inside it. */
 static bool is_guarded(const fbe_codec *codec, size_t i, fbe_op op)
