@@ -57,7 +57,6 @@ enum { P_DATA, P_END, P_POS, P_LEFT, P_CTX, P_DST, P_READ_COUNT };
 typedef struct fin {
     jit_emit *e;
     LLVMValueRef *copy_fn;  /* per struct; NULL unless fixed */
-    uint64_t *trailing;     /* per struct: trailing_fixed */
 } fin;
 
 /* ---- the IR, classified ---------------------------------------------------------- */
@@ -161,15 +160,6 @@ static LLVMValueRef bool_byte(jit_emit *e, LLVMValueRef p)
 
 static LLVMValueRef size_any(fin *F, const fbe_ir_type *t, LLVMValueRef p);
 
-/* The fixed bytes after st's last field that is not fixed. */
-static uint64_t trailing_fixed(const fbe_ir_struct *st)
-{
-    uint64_t sum = 0;
-    for (size_t i = st->field_count; i-- > 0 && st->fields[i].type->final_fixed;)
-        sum += st->fields[i].type->final_size;
-    return sum;
-}
-
 /* The interpreter returns FBE_FINAL_SAT as soon as the sum passes it after a field that
  * is not fixed, else the sum. The sum only grows (every term is at most a
  * little over FBE_FINAL_SAT, and a struct's cannot wrap), so that check fired exactly
@@ -182,7 +172,7 @@ static LLVMValueRef size_struct(fin *F, const fbe_ir_struct *st, LLVMValueRef p)
         return jit_i64(e, st->final_size);
     LLVMValueRef sum = call(e, fns_of(e, st)->final_size, &p, 1);
     LLVMValueRef past =
-        icmp(e, LLVMIntUGT, sum, jit_i64(e, FBE_FINAL_SAT + F->trailing[jit_struct_index(e, st)]));
+        icmp(e, LLVMIntUGT, sum, jit_i64(e, FBE_FINAL_SAT + fbe_interp_final_trailing(st)));
     return LLVMBuildSelect(e->b, past, jit_i64(e, FBE_FINAL_SAT), sum, "");
 }
 
@@ -1312,14 +1302,8 @@ bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
 {
     fin F = {.e = e};
     F.copy_fn = calloc(e->count + 1, sizeof *F.copy_fn);
-    F.trailing = calloc(e->count + 1, sizeof *F.trailing);
-    if (!F.copy_fn || !F.trailing) {
-        free(F.copy_fn);
-        free(F.trailing);
+    if (!F.copy_fn)
         return false;
-    }
-    for (size_t i = 0; i < e->count; i++)
-        F.trailing[i] = trailing_fixed(e->codec->types[i].ir);
     char name[512];
     LLVMTypeRef walk_p[P_READ_COUNT] = {e->ptr, e->i64, e->i64, e->i64, e->ptr, e->ptr};
     for (size_t i = 0; i < e->count; i++) {
@@ -1376,6 +1360,5 @@ bool jit_emit_final(jit_emit *e, bool write, bool verify, bool read)
         }
     }
     free(F.copy_fn);
-    free(F.trailing);
     return true;
 }

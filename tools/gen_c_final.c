@@ -242,16 +242,6 @@ static void copy_fields(gc *g, const fbe_ir_struct *st, size_t a, size_t b, cons
     }
 }
 
-/* The fixed fields after st's last non-fixed one: bytes the size walk still
- * adds at its end. */
-static uint64_t trailing_fixed(const fbe_ir_struct *st)
-{
-    uint64_t pre = 0;
-    for (size_t i = st->field_count; i-- > 0 && st->fields[i].type->final_fixed;)
-        pre += st->fields[i].type->final_size;
-    return pre;
-}
-
 /* sum += the sizes of st's own fields; `sat` ends the walk past SC_SAT.
  * `pre` is the fixed bytes not yet added; returns those left at the end. */
 static uint64_t size_fields(gc *g, const fbe_ir_struct *st, uint64_t pre, const char *sat)
@@ -285,7 +275,7 @@ static uint64_t size_base(gc *g, const fbe_ir_struct *st, const char *sat)
     gc_printf(g, "    sum = s%zu_fsizef(h); /* the inherited fields */\n"
                  "    if (sum > SC_SAT)\n        return %s;\n",
               gc_struct_index(g, b), sat);
-    return trailing_fixed(b);
+    return fbe_interp_final_trailing(b);
 }
 
 static void struct_size(gc *g, size_t k)
@@ -309,7 +299,7 @@ static void struct_size(gc *g, size_t k)
     if (g->is_base[k]) {
         gc_printf(g, "    uint64_t sum = s%zu_fsizef(h);\n"
                      "    return sum > SC_SAT ? SC_SAT : sum + %" PRIu64 ";\n}\n\n",
-                  k, trailing_fixed(st));
+                  k, fbe_interp_final_trailing(st));
         return;
     }
     gc_printf(g, "    uint64_t sum = 0;\n");

@@ -894,6 +894,14 @@ uint32_t fbe_interp_fixed_height(const fbe_codec *codec, const fbe_ir_type *t)
     }
 }
 
+uint64_t fbe_interp_final_trailing(const fbe_ir_struct *st)
+{
+    uint64_t sum = 0;
+    for (size_t i = st->field_count; i-- > 0 && st->fields[i].type->final_fixed;)
+        sum += st->fields[i].type->final_size;
+    return sum;
+}
+
 bool fbe_interp_final_plain(const fbe_codec *codec, const fbe_ir_type *t)
 {
     return t->final_fixed && fbe_interp_fixed_height(codec, t) == 0;

@@ -371,6 +371,11 @@ uint64_t fbe_interp_count_min(const fbe_codec *codec, const fbe_ir_type *t);
  * left. The programs' number (interp_node.final_depth, interp_prog.fixed_depth)
  * for the JIT and fbec c. */
 uint32_t fbe_interp_fixed_height(const fbe_codec *codec, const fbe_ir_type *t);
+/* The final bytes of st's fields after its last field that is not final_fixed:
+ * the JIT and fbec c compute a struct's exact final sum and saturate it when
+ * the sum up to that field passed FBE_FINAL_SAT (final.c's walk stops there),
+ * i.e. when the whole sum passes FBE_FINAL_SAT plus these bytes. */
+uint64_t fbe_interp_final_trailing(const fbe_ir_struct *st);
 /* Final model: fixed and holding no struct level, so only its bounds can fail:
  * fields of this kind in a row form a run, read at once (fail_rules.h sc_frun_*). */
 bool fbe_interp_final_plain(const fbe_codec *codec, const fbe_ir_type *t);
