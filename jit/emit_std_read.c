@@ -103,11 +103,7 @@ static bool is_scalar(const fbe_ir_type *t)
 /* Whether verify has anything to check for a value of type t. */
 static bool needs_check(const fbe_ir_type *t)
 {
-    if (is_scalar(t))
-        return false;
-    if (t->kind == FBE_IR_ARRAY)
-        return needs_check(t->elem);
-    return true;
+    return !fbe_interp_std_inline_only(t);
 }
 
 /* The offsets a body's fields hold at the body's own base (a guide to which

@@ -11,15 +11,7 @@
 /* Whether values of t append extra data after the inline part. */
 static bool has_extras(const fbe_ir_type *t)
 {
-    switch (t->kind) {
-    case FBE_IR_STRING: case FBE_IR_BYTES: case FBE_IR_STRUCT: case FBE_IR_OPTIONAL:
-    case FBE_IR_VECTOR: case FBE_IR_LIST: case FBE_IR_SET: case FBE_IR_MAP: case FBE_IR_HASH:
-        return true;
-    case FBE_IR_ARRAY:
-        return has_extras(t->elem);
-    default:
-        return false;
-    }
+    return !fbe_interp_std_inline_only(t);
 }
 
 static bool is_map(const fbe_ir_type *t)
@@ -367,10 +359,10 @@ static void define_size_range(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef
     LLVMBuildRet(e->b, LLVMBuildLoad2(e->b, e->i64, acc, ""));
 }
 
-/* A body's first 8 bytes: its size and type number. */
-static uint64_t body_header(const fbe_ir_struct *st)
+/* A body's first 8 bytes: its size and type number (the program's). */
+static uint64_t body_header(jit_emit *e, const fbe_ir_struct *st)
 {
-    return (uint64_t)st->std_body_size | (uint64_t)st->type_number << 32;
+    return interp_prog_for(e->codec, st)->std_header;
 }
 
 /* The inherited fields of a derived struct's body: the base's writer, whose
@@ -396,7 +388,7 @@ static void define_write_range(jit_emit *e, const fbe_ir_struct *st, LLVMValueRe
     LLVMValueRef v = args[3];
     /* The whole 8-byte header in one store: size, then type number. */
     if (header_too)
-        jit_store_at(e, jit_i64(e, body_header(st)), data, body);
+        jit_store_at(e, jit_i64(e, body_header(e, st)), data, body);
     for (size_t i = lo; i < hi;) {
         const fbe_ir_field *fd = &st->fields[i];
         LLVMValueRef pos = LLVMBuildAdd(e->b, body, jit_i64(e, fd->std_offset), "");
@@ -486,7 +478,7 @@ static void define_write_node(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef
     if (inherit)
         args[2] = inherited_write(e, st, args);
     if (header_too) {
-        jit_store_at(e, jit_i64(e, body_header(st)), args[0], args[1]);
+        jit_store_at(e, jit_i64(e, body_header(e, st)), args[0], args[1]);
     }
     for (size_t c = 0; c < k; c++)
         args[2] = LLVMBuildCall2(e->b, LLVMGlobalGetValueType(fns[c]), fns[c], args, 4, "");

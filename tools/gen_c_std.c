@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "gen_c_internal.h"
+#include "interp/program.h" /* fbe_interp_std_inline_only */
 
 /* ---- value expressions ------------------------------------------------------------- */
 
@@ -90,8 +91,8 @@ static bool verify_expr(gc *g, const fbe_ir_type *t, const char *pos, const char
         snprintf(buf, size, "%s_sv(r, %s, %s, %s + 1)", f, pos, base, depth);
         return true;
     case GC_ARRAY:
-        if (gc_is_scalar(t->elem))
-            return false; /* arrays of scalars have nothing to check */
+        if (fbe_interp_std_inline_only(t))
+            return false;
         /* fall through */
     default:
         snprintf(buf, size, "t%zu_sv(r, %s, %s, %s)", gc_node(g, t), pos, base, depth);
@@ -193,8 +194,7 @@ static size_t emit_plain_run(gc *g, const fbe_ir_struct *st, size_t i, bool read
 
 static bool has_extras(const fbe_ir_type *t)
 {
-    gc_class c = gc_class_of(t);
-    return !(c == GC_BOOL || c == GC_COPY || (c == GC_ARRAY && gc_is_scalar(t->elem)));
+    return !fbe_interp_std_inline_only(t);
 }
 
 /* Does any field of st have extra bytes (size) / anything to verify? The

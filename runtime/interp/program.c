@@ -335,12 +335,11 @@ static void derive_node(lowering *L, interp_node *n)
     }
 }
 
-/* Nodes verify has nothing to check in: scalars and arrays of them. */
-static bool std_nocheck(const interp_node *n)
+bool fbe_interp_std_inline_only(const fbe_ir_type *t)
 {
-    if (n->op == OP_ARRAY)
-        return n->count == 0 || std_nocheck(n->elem);
-    return n->op <= OP_COPY16;
+    if (t->kind == FBE_IR_ARRAY)
+        return t->array_len == 0 || fbe_interp_std_inline_only(t->elem);
+    return fbe_ir_kind_is_scalar(t->kind);
 }
 
 /* final lists: a fixed node whose only possible failure is its bounds */
@@ -426,7 +425,7 @@ static size_t build_steps(const interp_prog *p, int list, size_t from, uint64_t 
                 out[n++] = step_of(f, field_op(nd), 0);
             break;
         case LIST_STD_CHECK:
-            if (!std_nocheck(nd))
+            if (!fbe_interp_std_inline_only(nd->ir))
                 out[n++] = step_of(f, field_op(nd), 0);
             break;
         case LIST_FINAL_SIZE:

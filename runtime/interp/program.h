@@ -371,6 +371,9 @@ uint64_t fbe_interp_count_min(const fbe_codec *codec, const fbe_ir_type *t);
  * left. The programs' number (interp_node.final_depth, interp_prog.fixed_depth)
  * for the JIT and fbec c. */
 uint32_t fbe_interp_fixed_height(const fbe_codec *codec, const fbe_ir_type *t);
+/* Standard model: a value of type t is its inline bytes alone (scalars and arrays
+ * of them): no extra bytes for size and serialize, nothing for verify to check. */
+bool fbe_interp_std_inline_only(const fbe_ir_type *t);
 /* The final bytes of st's fields after its last field that is not final_fixed:
  * the JIT and fbec c compute a struct's exact final sum and saturate it when
  * the sum up to that field passed FBE_FINAL_SAT (final.c's walk stops there),
