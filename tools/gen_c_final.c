@@ -164,15 +164,12 @@ static void depth_fail(gc *g, const char *ind, const fbe_ir_type *t)
         gc_printf(g, "%sif (%s)\n%s    return NULL;\n", ind, cond, ind);
 }
 
-/* The count check of a collection (final.c count_fits): `count` elements of at
- * least `min` bytes (fbe_interp_count_min) in `room`; elements of no bytes one
- * per byte of the frame. */
+/* The count check of a collection (static_c.h sc_count_fits) with its element
+ * minimum (fbe_interp_count_min) as a constant. */
 static void fits_expr(uint64_t min, char *buf, size_t size)
 {
-    if (min == 0)
-        snprintf(buf, size, "count <= (size_t)(r->end - r->data)");
-    else
-        snprintf(buf, size, "sc_fits(count, %" PRIu64 "u, room - 4)", min);
+    snprintf(buf, size, "sc_count_fits(count, %" PRIu64 "u, room - 4, (size_t)(r->end - r->data))",
+             min);
 }
 
 /* ---- declarations ------------------------------------------------------------------ */

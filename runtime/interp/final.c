@@ -511,19 +511,6 @@ static inline uint64_t node_min(const interp_node *n)
     return n->min_size;
 }
 
-/* Can `count` elements of at least `min` bytes each fit in `room`? Elements that
- * take no bytes (empty structs) are limited to one per byte of the whole frame:
- * what our own writer produces is accepted, and the host memory they need stays
- * proportional to the input. */
-static inline bool count_fits(uint32_t count, uint64_t min, size_t room, size_t frame)
-{
-    if (min == 0)
-        return count <= frame;
-    if (min > FBE_MIN_CLAMP)
-        min = FBE_MIN_CLAMP;
-    return (uint64_t)count * min <= room;
-}
-
 static inline uint64_t entry_min(const interp_node *n)
 {
     return node_min(n->key) + node_min(n->elem);
@@ -678,7 +665,7 @@ INLINE const uint8_t *v_seq_inline(rd *r, const interp_node *n, const uint8_t *p
         return sc_ffail(r, FBE_TRUNCATED, p);
     uint32_t count = rd32(p);
     const interp_node *e = n->elem;
-    if (UNLIKELY(!count_fits(count, node_min(e), room - 4, (size_t)(r->end - r->data))))
+    if (UNLIKELY(!sc_count_fits(count, node_min(e), room - 4, (size_t)(r->end - r->data))))
         return sc_ffail(r, FBE_BAD_COUNT, p);
     p += 4;
     if (e->final_fixed) { /* the count check covered the bytes */
@@ -835,7 +822,7 @@ static const uint8_t *v_complex(rd *r, const interp_node *n, const uint8_t *p, u
             return sc_ffail(r, FBE_TRUNCATED, p);
         uint32_t count = rd32(p);
         const interp_node *k = n->key, *v = n->elem;
-        if (UNLIKELY(!count_fits(count, entry_min(n), room - 4, (size_t)(r->end - r->data))))
+        if (UNLIKELY(!sc_count_fits(count, entry_min(n), room - 4, (size_t)(r->end - r->data))))
             return sc_ffail(r, FBE_BAD_COUNT, p);
         p += 4;
         if (k->final_fixed && v->final_fixed) {
@@ -1215,7 +1202,7 @@ static const uint8_t *d_seq(rd *r, const interp_node *n, const uint8_t *p,
         return sc_ffail(r, FBE_TRUNCATED, p);
     uint32_t count = rd32(p);
     const interp_node *e = n->elem;
-    if (UNLIKELY(!count_fits(count, node_min(e), room - 4, (size_t)(r->end - r->data))))
+    if (UNLIKELY(!sc_count_fits(count, node_min(e), room - 4, (size_t)(r->end - r->data))))
         return sc_ffail(r, FBE_BAD_COUNT, p);
     if (count == 0)
         return p + 4;
@@ -1285,7 +1272,7 @@ static const uint8_t *d_complex(rd *r, const interp_node *n, const uint8_t *p,
             return sc_ffail(r, FBE_TRUNCATED, p);
         uint32_t count = rd32(p);
         const interp_node *k = n->key, *v = n->elem;
-        if (UNLIKELY(!count_fits(count, entry_min(n), room - 4, (size_t)(r->end - r->data))))
+        if (UNLIKELY(!sc_count_fits(count, entry_min(n), room - 4, (size_t)(r->end - r->data))))
             return sc_ffail(r, FBE_BAD_COUNT, p);
         if (count == 0)
             return p + 4;

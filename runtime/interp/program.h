@@ -363,7 +363,7 @@ uint64_t fbe_interp_final_min(const fbe_codec *codec, const fbe_ir_type *t);
 /* What the final count check of collection t multiplies its count by: an
  * element's (a map entry's key and value) smallest encoding, clamped at
  * FBE_MIN_CLAMP; 0 for elements of no bytes, which are bounded by the frame's
- * size instead (final.c count_fits). */
+ * size instead (static_c.h sc_count_fits). */
 uint64_t fbe_interp_count_min(const fbe_codec *codec, const fbe_ir_type *t);
 
 /* Struct levels a final_fixed value of type t spans, its own included (0 for

@@ -549,9 +549,17 @@ static inline SC_UNUSED fbe_status sc_fchk_frame(sc_frd *r, uint32_t type_number
     return FBE_OK;
 }
 
-/* Can count elements of at least min (> 0) bytes fit in room? */
-static inline SC_UNUSED bool sc_fits(uint32_t count, uint64_t min, size_t room)
+/* Can `count` elements of at least `min` bytes each fit in `room`? Elements that
+ * take no bytes (empty structs) are limited to one per byte of the whole frame:
+ * what our own writer produces is accepted, and the host memory they need stays
+ * proportional to the input. min is clamped at FBE_MIN_CLAMP, above any room,
+ * so the product stays in 64 bits. */
+static inline SC_UNUSED bool sc_count_fits(uint32_t count, uint64_t min, size_t room, size_t frame)
 {
+    if (min == 0)
+        return count <= frame;
+    if (min > FBE_MIN_CLAMP)
+        min = FBE_MIN_CLAMP;
     return (uint64_t)count * min <= room;
 }
 
