@@ -546,12 +546,25 @@ static void test_backend(void **state)
         if (strncmp(r.err, want, strlen(want)) != 0)
             fail_msg("unexpected --stats output: %s", r.err);
         result_free(&r);
+        /* encode: serialize alone (no size entry point), the golden bytes */
+        r = run("encode %s --backend jit --stats '%s'", ta,
+                case_path("proto", "Account", "readme", ".json"));
+        want = "fbec encode: jit codec, 1 native entry points, ";
+        if (strncmp(r.err, want, strlen(want)) != 0)
+            fail_msg("unexpected --stats output: %s", r.err);
+        r.err[0] = '\0'; /* the stats line, checked */
+        assert_out_equals_file(&r, std, false);
+        result_free(&r);
         /* --cache: the second run loads the object the first one stored */
         char cache[512];
         snprintf(cache, sizeof cache, "%s/jit-cache", dir);
         for (int round = 0; round < 2; round++) {
             r = run("decode %s --backend jit --cache '%s' --stats '%s'", ta, cache, std);
             assert_int_equal(r.status, 0);
+            /* decode: deserialize alone */
+            want = "fbec decode: jit codec, 1 native entry points, ";
+            if (strncmp(r.err, want, strlen(want)) != 0)
+                fail_msg("unexpected --stats output: %s", r.err);
             bool cached = strstr(r.err, " (cached object)\n") != NULL;
             if (cached != (round == 1))
                 fail_msg("round %d: unexpected --stats output: %s", round, r.err);
