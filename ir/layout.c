@@ -144,7 +144,7 @@ void fbe_layout_type_deep(fbe_ir_type *t)
         fbe_layout_type_deep((fbe_ir_type *)t->elem);
     if (t->key)
         fbe_layout_type_deep((fbe_ir_type *)t->key);
-    if (t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH) {
+    if (fbe_ir_kind_is_keyed(t->kind)) {
         const fbe_ir_type *k = t->key, *v = t->elem;
         uint32_t align = max_u32(k->host_align, v->host_align);
         t->host_entry_value_offset = sat32(align_up(k->host_size, v->host_align));

@@ -74,7 +74,7 @@ static bool is_copy(const fbe_ir_type *t)
 
 static bool is_map(const fbe_ir_type *t)
 {
-    return t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH;
+    return fbe_ir_kind_is_keyed(t->kind);
 }
 
 static bool is_collection(const fbe_ir_type *t)

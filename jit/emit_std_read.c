@@ -92,7 +92,7 @@ typedef struct rd {
 
 static bool is_map(const fbe_ir_type *t)
 {
-    return t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH;
+    return fbe_ir_kind_is_keyed(t->kind);
 }
 
 static bool is_scalar(const fbe_ir_type *t)

@@ -16,7 +16,7 @@ static bool has_extras(const fbe_ir_type *t)
 
 static bool is_map(const fbe_ir_type *t)
 {
-    return t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH;
+    return fbe_ir_kind_is_keyed(t->kind);
 }
 
 static jit_struct_fns *fns_of(jit_emit *e, const fbe_ir_struct *st)

@@ -149,7 +149,7 @@ static bool elem_too_deep(walk *w, const fbe_ir_type *t, const fbe_ir_struct *st
 
 static bool field_too_deep(walk *w, const fbe_ir_type *t, const uint8_t *p, unsigned level)
 {
-    bool keyed = t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH;
+    bool keyed = fbe_ir_kind_is_keyed(t->kind);
     const fbe_ir_type *et = t->kind == FBE_IR_STRUCT ? t : t->elem;
     const fbe_ir_struct *es = et ? elem_struct(et) : NULL;
     const fbe_ir_struct *ks = keyed ? elem_struct(t->key) : NULL;

@@ -40,6 +40,11 @@ bool fbe_ir_kind_is_scalar(fbe_ir_kind kind)
     }
 }
 
+bool fbe_ir_kind_is_keyed(fbe_ir_kind kind)
+{
+    return kind == FBE_IR_MAP || kind == FBE_IR_HASH;
+}
+
 bool fbe_ir_type_is_plain(const fbe_ir_type *t)
 {
     bool same_size = t->final_fixed && t->host_size == t->std_inline_size &&

@@ -333,7 +333,7 @@ static bool equal_type(const fbe_ir_type *t, const char *a, const char *b, unsig
         fbe_seq x = value_seq(a), y = value_seq(b);
         if (x.size != y.size)
             return false;
-        if (t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH) {
+        if (fbe_ir_kind_is_keyed(t->kind)) {
             for (size_t i = 0; i < x.size; i++) {
                 const char *ea = (const char *)x.data + i * t->host_entry_size;
                 const char *eb = (const char *)y.data + i * t->host_entry_size;

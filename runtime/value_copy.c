@@ -74,7 +74,7 @@ static fbe_status copy_type(const fbe_ir_type *t, char *dst, fbe_arena *arena, u
         memcpy(dst, &out, sizeof out);
         if (st != FBE_OK || scalar || !out.size)
             return st;
-        if (t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH) {
+        if (fbe_ir_kind_is_keyed(t->kind)) {
             for (size_t i = 0; i < out.size; i++) {
                 char *e = (char *)copy + i * stride;
                 st = copy_type(t->key, e, arena, depth);

@@ -17,7 +17,7 @@ static inline fbe_seq value_seq(const void *p)
 /* The size of one element (or map entry) of collection type t. */
 static inline size_t value_stride(const fbe_ir_type *t)
 {
-    return t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH ? t->host_entry_size
+    return fbe_ir_kind_is_keyed(t->kind) ? t->host_entry_size
                                                            : t->elem->host_size;
 }
 

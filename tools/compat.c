@@ -300,7 +300,7 @@ static bool sequence(fbe_ir_kind k)
 
 static bool mapping(fbe_ir_kind k)
 {
-    return k == FBE_IR_MAP || k == FBE_IR_HASH;
+    return fbe_ir_kind_is_keyed(k);
 }
 
 /* JSON's kind of value for a type (wire-format.md 8). */

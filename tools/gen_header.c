@@ -253,7 +253,7 @@ static bool is_struct_optional(const fbe_ir_type *t)
 
 static bool require_elem(gen *g, const fbe_ir_type *t)
 {
-    bool keyed = t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH;
+    bool keyed = fbe_ir_kind_is_keyed(t->kind);
     if (t->elem && (!keyed || t->key))
         return true;
     gen_error(g, "%s type without its element/key type in the IR", kind_name(t->kind));
@@ -594,7 +594,7 @@ static bool struct_ready(const gen *g, const fbe_ir_struct *s)
 
 static bool is_map(const fbe_ir_type *t)
 {
-    return (t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH) && t->key && t->elem;
+    return fbe_ir_kind_is_keyed(t->kind) && t->key && t->elem;
 }
 
 /* ---- structs ------------------------------------------------------------------------------ */

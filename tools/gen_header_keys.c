@@ -160,7 +160,7 @@ static void emit_cmp(text *t, const fbe_ir_type *ty, const char *a, const char *
     default: /* sequences: lexicographic, then the shorter first */
         put(t, "%*sfor (size_t i%d = 0; i%d < %s.size && i%d < %s.size; i%d++) {\n", ind, "",
             depth, depth, a, depth, b, depth);
-        if (ty->kind == FBE_IR_MAP || ty->kind == FBE_IR_HASH) {
+        if (fbe_ir_kind_is_keyed(ty->kind)) {
             put(&x, "%s.data[i%d].key", a, depth);
             put(&y, "%s.data[i%d].key", b, depth);
             emit_cmp(t, ty->key, str(&x), str(&y), depth + 1, ind + 4);
@@ -251,7 +251,7 @@ static void emit_hash(text *t, const fbe_ir_type *ty, const char *v, int depth, 
             put(t, "%*sfor (size_t i%d = 0; i%d < %s.size; i%d++) {\n", ind, "", depth, depth,
                 v, depth);
         put(t, "%*ssize_t h%d;\n", ind + 4, "", depth + 1);
-        if (ty->kind == FBE_IR_MAP || ty->kind == FBE_IR_HASH) {
+        if (fbe_ir_kind_is_keyed(ty->kind)) {
             put(&x, "%s.data[i%d].key", v, depth);
             emit_hash(t, ty->key, str(&x), depth + 1, ind + 4);
             put(t, "%*sh%d = h%d * 31 + h%d;\n", ind + 4, "", depth, depth, depth + 1);

@@ -86,6 +86,8 @@ bool fbe_ir_kind_is_signed(fbe_ir_kind kind);
  * wire (bool normalised to 0/1): all but string, bytes, struct, optional, array
  * and the collections. Every backend copies them and never checks them. */
 bool fbe_ir_kind_is_scalar(fbe_ir_kind kind);
+/* The keyed collections (map, hash): their elements are {key; value;} entries. */
+bool fbe_ir_kind_is_keyed(fbe_ir_kind kind);
 
 /* "Plain" values: their host bytes are their wire bytes in both models and any
  * bytes are a valid value (scalars but bool, arrays of them). Every backend

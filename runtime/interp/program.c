@@ -187,7 +187,7 @@ static void lower_type(lowering *L, const fbe_ir_type *t, interp_node *n)
         if (t->kind == FBE_IR_ARRAY) {
             n->op = OP_ARRAY;
             n->count = t->array_len;
-        } else if (t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH) {
+        } else if (fbe_ir_kind_is_keyed(t->kind)) {
             interp_node *key = fbe_arena_alloc(&L->codec->arena, sizeof *key);
             if (!key) {
                 L->failed = true;
@@ -909,7 +909,7 @@ bool fbe_interp_final_plain(const fbe_codec *codec, const fbe_ir_type *t)
 uint64_t fbe_interp_count_min(const fbe_codec *codec, const fbe_ir_type *t)
 {
     uint64_t m = fbe_interp_final_min(codec, t->elem);
-    if (t->kind == FBE_IR_MAP || t->kind == FBE_IR_HASH)
+    if (fbe_ir_kind_is_keyed(t->kind))
         m += fbe_interp_final_min(codec, t->key);
     return m > FBE_MIN_CLAMP ? FBE_MIN_CLAMP : m;
 }
