@@ -72,11 +72,6 @@ static bool is_copy(const fbe_ir_type *t)
     return is_scalar(t) && t->kind != FBE_IR_BOOL;
 }
 
-static bool is_map(const fbe_ir_type *t)
-{
-    return fbe_ir_kind_is_keyed(t->kind);
-}
-
 static bool is_collection(const fbe_ir_type *t)
 {
     return t->kind >= FBE_IR_VECTOR && t->kind <= FBE_IR_HASH;
@@ -266,7 +261,7 @@ static LLVMValueRef size_any(fin *F, const fbe_ir_type *t, LLVMValueRef p)
         return load64(e, res);
     }
     default: { /* vector, list, set, map, hash */
-        bool map = is_map(t);
+        bool map = fbe_ir_kind_is_keyed(t->kind);
         const fbe_ir_type *k = map ? t->key : NULL, *v = t->elem;
         LLVMValueRef n = jit_load(e, e->i64, p, offsetof(fbe_seq, size));
         LLVMValueRef res = jit_alloca(e, e->i64, "colsize");
@@ -815,7 +810,7 @@ static void w_array(walk *w, const fbe_ir_type *t, LLVMValueRef dst)
 static void w_collection(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32_t pre)
 {
     jit_emit *e = w->e;
-    bool map = is_map(t);
+    bool map = fbe_ir_kind_is_keyed(t->kind);
     const fbe_ir_type *k = map ? t->key : NULL, *v = t->elem;
     uint32_t stride = map ? t->host_entry_size : v->host_size;
     LLVMValueRef pos = w_pos(w);

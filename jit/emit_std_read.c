@@ -90,11 +90,6 @@ typedef struct rd {
 
 /* ---- kinds ---------------------------------------------------------------------- */
 
-static bool is_map(const fbe_ir_type *t)
-{
-    return fbe_ir_kind_is_keyed(t->kind);
-}
-
 static bool is_scalar(const fbe_ir_type *t)
 {
     return fbe_ir_kind_is_scalar(t->kind);
@@ -132,7 +127,7 @@ static bool many_refs(rd *r, const fbe_ir_struct *st)
 
 static uint32_t elem_inline(const fbe_ir_type *t)
 {
-    return is_map(t) ? t->key->std_inline_size + t->elem->std_inline_size
+    return fbe_ir_kind_is_keyed(t->kind) ? t->key->std_inline_size + t->elem->std_inline_size
                      : t->elem->std_inline_size;
 }
 
@@ -504,7 +499,7 @@ static void v_struct_ref(rd *r, const fbe_ir_struct *T, LLVMValueRef pos, LLVMVa
 static void v_elems(rd *r, const fbe_ir_type *t, LLVMValueRef elems, LLVMValueRef count,
                     LLVMValueRef base, LLVMBasicBlockRef fail)
 {
-    const fbe_ir_type *k = is_map(t) ? t->key : NULL, *v = t->elem;
+    const fbe_ir_type *k = fbe_ir_kind_is_keyed(t->kind) ? t->key : NULL, *v = t->elem;
     uint32_t ks = k ? k->std_inline_size : 0, es = ks + v->std_inline_size;
     jit_loop loop;
     jit_loop_begin(r->e, &loop, count);
@@ -569,7 +564,7 @@ static void v_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
         LLVMBasicBlockRef done = jit_block(e, "block_done");
         LLVMValueRef elems;
         LLVMValueRef n = block_ref(r, elem_inline(t), pos, base, done, fail, &elems);
-        if (needs_check(t->elem) || (is_map(t) && needs_check(t->key)))
+        if (needs_check(t->elem) || (fbe_ir_kind_is_keyed(t->kind) && needs_check(t->key)))
             v_elems(r, t, elems, n, base, fail);
         LLVMBuildBr(e->b, done);
         jit_position(e, done);
@@ -744,7 +739,7 @@ static void precheck(rd *r, const fbe_ir_type *t, LLVMValueRef count, uint32_t h
                      LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
-    if (!needs_check(t->elem) && !(is_map(t) && needs_check(t->key)))
+    if (!needs_check(t->elem) && !(fbe_ir_kind_is_keyed(t->kind) && needs_check(t->key)))
         return;
     LLVMValueRef bytes = mul_c(r, count, hs);
     LLVMValueRef budget = local_load(r, r->budget, e->i64);
@@ -758,7 +753,7 @@ static void d_seq(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef ba
                   LLVMValueRef host, LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
-    bool map = is_map(t);
+    bool map = fbe_ir_kind_is_keyed(t->kind);
     const fbe_ir_type *k = map ? t->key : NULL, *v = t->elem;
     uint32_t ks = k ? k->std_inline_size : 0, es = ks + v->std_inline_size;
     uint32_t hs = map ? t->host_entry_size : v->host_size;
