@@ -114,15 +114,15 @@ static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMVa
     case FBE_IR_MAP:
     case FBE_IR_HASH: {
         LLVMValueRef n = jit_load(e, e->i64, p, 8);
-        uint32_t inline_size = fbe_ir_kind_is_keyed(t->kind) ? t->key->std_inline_size + t->elem->std_inline_size
-                                         : t->elem->std_inline_size;
+        bool map = fbe_ir_kind_is_keyed(t->kind);
+        uint32_t inline_size = (map ? t->key->std_inline_size : 0) + t->elem->std_inline_size;
         LLVMValueRef args[] = {n, jit_i32(e, inline_size)}; /* static_c.h's sc_block */
         add(e, acc, jit_call_handler(e, "block", args, 2));
-        bool key_extras = fbe_ir_kind_is_keyed(t->kind) && has_extras(t->key);
+        bool key_extras = map && has_extras(t->key);
         if (!has_extras(t->elem) && !key_extras)
             break;
         LLVMValueRef data = jit_load(e, e->ptr, p, 0);
-        uint32_t stride = fbe_ir_kind_is_keyed(t->kind) ? t->host_entry_size : t->elem->host_size;
+        uint32_t stride = map ? t->host_entry_size : t->elem->host_size;
         jit_loop loop;
         jit_loop_begin_below(e, &loop, n, acc, FBE_SIZE_CAP);
         LLVMValueRef item = jit_gep(e, data, LLVMBuildMul(e->b, jit_loop_index(e, &loop),
@@ -130,8 +130,7 @@ static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMVa
         if (key_extras)
             emit_extra(e, t->key, item, acc);
         if (has_extras(t->elem))
-            emit_extra(e, t->elem, fbe_ir_kind_is_keyed(t->kind) ? jit_gep_c(e, item, t->host_entry_value_offset) : item,
-                       acc);
+            emit_extra(e, t->elem, map ? jit_gep_c(e, item, t->host_entry_value_offset) : item, acc);
         jit_loop_end(e, &loop);
         break;
     }
