@@ -125,12 +125,6 @@ static bool many_refs(rd *r, const fbe_ir_struct *st)
     return r->refs_many;
 }
 
-static uint32_t elem_inline(const fbe_ir_type *t)
-{
-    return fbe_ir_kind_is_keyed(t->kind) ? t->key->std_inline_size + t->elem->std_inline_size
-                     : t->elem->std_inline_size;
-}
-
 /* ---- small builders ------------------------------------------------------------- */
 
 static LLVMValueRef add_c(rd *r, LLVMValueRef a, uint64_t c)
@@ -563,7 +557,7 @@ static void v_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
     case FBE_IR_HASH: {
         LLVMBasicBlockRef done = jit_block(e, "block_done");
         LLVMValueRef elems;
-        LLVMValueRef n = block_ref(r, elem_inline(t), pos, base, done, fail, &elems);
+        LLVMValueRef n = block_ref(r, fbe_ir_std_entry_size(t), pos, base, done, fail, &elems);
         if (needs_check(t->elem) || (fbe_ir_kind_is_keyed(t->kind) && needs_check(t->key)))
             v_elems(r, t, elems, n, base, fail);
         LLVMBuildBr(e->b, done);

@@ -115,7 +115,7 @@ static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMVa
     case FBE_IR_HASH: {
         LLVMValueRef n = jit_load(e, e->i64, p, 8);
         bool map = fbe_ir_kind_is_keyed(t->kind);
-        uint32_t inline_size = (map ? t->key->std_inline_size : 0) + t->elem->std_inline_size;
+        uint32_t inline_size = fbe_ir_std_entry_size(t);
         LLVMValueRef args[] = {n, jit_i32(e, inline_size)}; /* static_c.h's sc_block */
         add(e, acc, jit_call_handler(e, "block", args, 2));
         bool key_extras = map && has_extras(t->key);
@@ -261,7 +261,7 @@ static void emit_write(jit_emit *e, const fbe_ir_type *t, LLVMValueRef data, LLV
     case FBE_IR_HASH: {
         bool map = fbe_ir_kind_is_keyed(t->kind);
         uint32_t key_inline = map ? t->key->std_inline_size : 0;
-        uint32_t inline_size = key_inline + t->elem->std_inline_size;
+        uint32_t inline_size = fbe_ir_std_entry_size(t);
         uint32_t stride = map ? t->host_entry_size : t->elem->host_size;
         LLVMValueRef items = jit_load(e, e->ptr, p, 0);
         LLVMValueRef n = jit_load(e, e->i64, p, 8);

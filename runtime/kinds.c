@@ -45,6 +45,11 @@ bool fbe_ir_kind_is_keyed(fbe_ir_kind kind)
     return kind == FBE_IR_MAP || kind == FBE_IR_HASH;
 }
 
+uint32_t fbe_ir_std_entry_size(const fbe_ir_type *t)
+{
+    return (fbe_ir_kind_is_keyed(t->kind) ? t->key->std_inline_size : 0) + t->elem->std_inline_size;
+}
+
 bool fbe_ir_type_is_plain(const fbe_ir_type *t)
 {
     bool same_size = t->final_fixed && t->host_size == t->std_inline_size &&

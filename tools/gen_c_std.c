@@ -409,11 +409,6 @@ static void struct_read(gc *g, size_t k)
 
 /* ---- type nodes -------------------------------------------------------------------- */
 
-/* Wire bytes of one element of collection t's block: key and value for a map. */
-static uint32_t std_entry_size(const fbe_ir_type *t)
-{
-    return (t->key ? t->key->std_inline_size : 0) + t->elem->std_inline_size;
-}
 
 static void node_size(gc *g, size_t n)
 {
@@ -458,7 +453,7 @@ static void node_size(gc *g, size_t n)
         break;
     case GC_MAP:
         gc_printf(g, "    sc_view v = sc_view_at(h);\n    acc += sc_block(v.size, %" PRIu32 ");\n",
-                  std_entry_size(t));
+                  fbe_ir_std_entry_size(t));
         if (gc_is_scalar(k) && gc_is_scalar(e)) {
             gc_printf(g, "    return acc;\n");
             break;
@@ -541,7 +536,7 @@ static void node_write(gc *g, size_t n)
         gc_printf(g, "    }\n    return end;\n");
         break;
     case GC_MAP: {
-        uint32_t ks = k->std_inline_size, es = std_entry_size(t);
+        uint32_t ks = k->std_inline_size, es = fbe_ir_std_entry_size(t);
         gc_printf(g, "    sc_view v = sc_view_at(h);\n    uint8_t *blk = end;\n"
                      "    end += 4 + v.size * %" PRIu32 ";\n"
                      "    sc_wr32(pos, (uint32_t)(blk - base));\n    sc_wr32(blk, (uint32_t)v.size);\n"
@@ -572,7 +567,7 @@ static void node_verify_elems(gc *g, size_t n)
                  "    (void)r;\n    (void)elems;\n    (void)count;\n    (void)base;\n    (void)depth;\n",
               n);
     if (gc_class_of(t) == GC_MAP) {
-        uint32_t ks = k->std_inline_size, es = std_entry_size(t);
+        uint32_t ks = k->std_inline_size, es = fbe_ir_std_entry_size(t);
         char kc[256] = "", vc[256] = "";
         bool kv = verify_expr(g, k, "p", "base", "depth", kc, sizeof kc);
         snprintf(pos, sizeof pos, "p + %" PRIu32, ks);
@@ -632,7 +627,7 @@ static void node_verify(gc *g, size_t n)
         break;
     case GC_SEQ:
     case GC_MAP: {
-        uint32_t es = std_entry_size(t);
+        uint32_t es = fbe_ir_std_entry_size(t);
         gc_printf(g, "    uint64_t elems = 0;\n    uint32_t count = 0;\n"
                      "    fbe_status st = sc_chk_block(r, pos, base, %" PRIu32 ", &elems, &count);\n"
                      "    if (st != FBE_OK || !count)\n        return st;\n"
@@ -714,7 +709,7 @@ static void node_read(gc *g, size_t n)
     case GC_SEQ:
     case GC_MAP: {
         bool map = gc_class_of(t) == GC_MAP;
-        uint32_t ks = map ? k->std_inline_size : 0, es = std_entry_size(t);
+        uint32_t ks = map ? k->std_inline_size : 0, es = fbe_ir_std_entry_size(t);
         uint32_t hs = map ? t->host_entry_size : e->host_size;
         bool scalar = gc_is_scalar(e) && (!map || gc_is_scalar(k));
         gc_printf(g, "    uint64_t elems = 0;\n    uint32_t count = 0;\n"

@@ -88,6 +88,9 @@ bool fbe_ir_kind_is_signed(fbe_ir_kind kind);
 bool fbe_ir_kind_is_scalar(fbe_ir_kind kind);
 /* The keyed collections (map, hash): their elements are {key; value;} entries. */
 bool fbe_ir_kind_is_keyed(fbe_ir_kind kind);
+/* The standard model's bytes per element of a collection's block (a keyed one's
+ * key and value together). */
+uint32_t fbe_ir_std_entry_size(const fbe_ir_type *t);
 
 /* "Plain" values: their host bytes are their wire bytes in both models and any
  * bytes are a valid value (scalars but bool, arrays of them). Every backend
