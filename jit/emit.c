@@ -61,6 +61,11 @@ size_t jit_struct_index(const jit_emit *e, const fbe_ir_struct *st)
     return i < e->count ? i : SIZE_MAX;
 }
 
+jit_struct_fns *jit_fns_of(jit_emit *e, const fbe_ir_struct *st)
+{
+    return &e->fns[jit_struct_index(e, st)];
+}
+
 size_t jit_inherited(const jit_emit *e, const fbe_ir_struct *st)
 {
     const fbe_ir_struct *b = st->base;

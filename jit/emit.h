@@ -273,6 +273,8 @@ size_t jit_chunk_span(size_t lo, size_t hi, size_t per);
 /* Index of a struct in fns[] (by IR pointer: the codec's type index); SIZE_MAX
  * if it is not there. */
 size_t jit_struct_index(const jit_emit *e, const fbe_ir_struct *st);
+/* The functions of struct st (it must be in fns[]). */
+jit_struct_fns *jit_fns_of(jit_emit *e, const fbe_ir_struct *st);
 
 /* Inherited fields are lowered once, in the base's functions: a derived struct's
  * functions call its base's for fields [0, n) and emit only their own (a chain

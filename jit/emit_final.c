@@ -61,15 +61,10 @@ typedef struct fin {
 
 /* ---- the IR, classified ---------------------------------------------------------- */
 
-static bool is_scalar(const fbe_ir_type *t)
-{
-    return fbe_ir_kind_is_scalar(t->kind);
-}
-
 /* A scalar whose host bytes are its wire bytes (bool is normalized). */
 static bool is_copy(const fbe_ir_type *t)
 {
-    return is_scalar(t) && t->kind != FBE_IR_BOOL;
+    return fbe_ir_kind_is_scalar(t->kind) && t->kind != FBE_IR_BOOL;
 }
 
 static bool is_collection(const fbe_ir_type *t)
@@ -91,11 +86,6 @@ static uint32_t header_size(const fbe_ir_type *t)
     default:
         return is_collection(t) ? 4 : 0;
     }
-}
-
-static jit_struct_fns *fns_of(jit_emit *e, const fbe_ir_struct *st)
-{
-    return &e->fns[jit_struct_index(e, st)];
 }
 
 /* ---- small builders ---------------------------------------------------------------- */
@@ -165,7 +155,7 @@ static LLVMValueRef size_struct(fin *F, const fbe_ir_struct *st, LLVMValueRef p)
     jit_emit *e = F->e;
     if (st->final_fixed)
         return jit_i64(e, st->final_size);
-    LLVMValueRef sum = call(e, fns_of(e, st)->final_size, &p, 1);
+    LLVMValueRef sum = call(e, jit_fns_of(e, st)->final_size, &p, 1);
     LLVMValueRef past =
         icmp(e, LLVMIntUGT, sum, jit_i64(e, FBE_FINAL_SAT + fbe_interp_final_trailing(st)));
     return LLVMBuildSelect(e->b, past, jit_i64(e, FBE_FINAL_SAT), sum, "");
@@ -180,7 +170,7 @@ static LLVMValueRef size_struct(fin *F, const fbe_ir_struct *st, LLVMValueRef p)
 static LLVMValueRef size_term(fin *F, const fbe_ir_type *t, LLVMValueRef p)
 {
     if (t->kind == FBE_IR_STRUCT && !t->final_fixed)
-        return call(F->e, fns_of(F->e, t->struct_type)->final_size, &p, 1);
+        return call(F->e, jit_fns_of(F->e, t->struct_type)->final_size, &p, 1);
     return size_any(F, t, p);
 }
 
@@ -355,7 +345,7 @@ static void define_size_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn, 
     if (inherit) {
         const fbe_ir_struct *base = st->base;
         acc = base->final_fixed ? jit_i64(e, base->final_size)
-                                : call(e, fns_of(e, base)->final_size, &v, 1);
+                                : call(e, jit_fns_of(e, base)->final_size, &v, 1);
     }
     for (size_t c = 0; c < k; c++)
         acc = add(e, acc, call(e, fns[c], &v, 1));
@@ -389,7 +379,7 @@ static LLVMValueRef write_any(fin *F, const fbe_ir_type *t, LLVMValueRef src, LL
 static LLVMValueRef write_struct(fin *F, const fbe_ir_struct *st, LLVMValueRef w, LLVMValueRef v)
 {
     LLVMValueRef args[] = {w, v};
-    return call(F->e, fns_of(F->e, st)->final_write, args, 2);
+    return call(F->e, jit_fns_of(F->e, st)->final_write, args, 2);
 }
 
 /* count elements of type el from src (host) to w; returns w past them. */
@@ -498,7 +488,7 @@ static void define_write_range(fin *F, const fbe_ir_struct *st, LLVMValueRef fn,
     jit_begin_function(e, fn);
     LLVMValueRef args[] = {LLVMGetParam(fn, 0), LLVMGetParam(fn, 1)};
     if (inherit)
-        args[0] = call(e, fns_of(e, st->base)->final_write, args, 2);
+        args[0] = call(e, jit_fns_of(e, st->base)->final_write, args, 2);
     for (size_t c = 0; c < k; c++)
         args[0] = call(e, fns[c], args, 2);
     for (size_t i = lo; !fns && i < hi;) {
@@ -657,7 +647,7 @@ static LLVMValueRef w_call_struct(walk *w, const fbe_ir_struct *st, LLVMValueRef
 {
     jit_emit *e = w->e;
     LLVMValueRef left = addc(e, w->left, (uint64_t)-1);
-    jit_struct_fns *f = fns_of(e, st);
+    jit_struct_fns *f = jit_fns_of(e, st);
     LLVMValueRef args[] = {w->data, w->end, pos, left, w->ctx, dst};
     if (w->mode == M_VERIFY)
         return call(e, f->final_verify, args, P_CTX);
@@ -996,7 +986,7 @@ static LLVMValueRef walk_inherited(fin *F, const fbe_ir_struct *base, LLVMValueR
     unsigned np = LLVMCountParams(fn);
     for (unsigned i = 0; i < np; i++)
         args[i] = LLVMGetParam(fn, i);
-    jit_struct_fns *f = fns_of(F->e, base);
+    jit_struct_fns *f = jit_fns_of(F->e, base);
     return call(F->e, mode == M_VERIFY ? f->final_verify : f->final_read, args, np);
 }
 

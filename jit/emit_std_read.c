@@ -90,11 +90,6 @@ typedef struct rd {
 
 /* ---- kinds ---------------------------------------------------------------------- */
 
-static bool is_scalar(const fbe_ir_type *t)
-{
-    return fbe_ir_kind_is_scalar(t->kind);
-}
-
 /* Whether verify has anything to check for a value of type t. */
 static bool needs_check(const fbe_ir_type *t)
 {
@@ -604,7 +599,7 @@ static const fbe_ir_struct *shared_base(rd *r, const fbe_ir_struct *st)
  * (a derived struct's host value starts with its base's). */
 static LLVMValueRef inherited_fn(rd *r, const fbe_ir_struct *base, bool reading)
 {
-    jit_struct_fns *f = &r->e->fns[jit_struct_index(r->e, base)];
+    jit_struct_fns *f = jit_fns_of(r->e, base);
     return reading ? f->std_read : f->std_verify;
 }
 
@@ -759,7 +754,7 @@ static void d_seq(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef ba
     LLVMValueRef n = block_ref(r, es, pos, base, done, fail, &elems);
     jit_if c2;
     jit_if_begin(e, &c2, LLVMBuildICmp(e->b, LLVMIntNE, n, jit_i64(e, 0), ""));
-    bool scalar = map ? is_scalar(k) && is_scalar(v) : is_scalar(v);
+    bool scalar = fbe_ir_kind_is_scalar(v->kind) && (!map || fbe_ir_kind_is_scalar(k->kind));
     if (!scalar)
         precheck(r, t, n, hs, fail);
     LLVMValueRef arr = arena_alloc(r, mul_c(r, n, hs), fail);
@@ -828,7 +823,7 @@ static void d_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
     case FBE_IR_ARRAY: {
         const fbe_ir_type *el = t->elem;
         uint32_t es = el->std_inline_size, hs = el->host_size, n = t->array_len;
-        if (is_scalar(el)) {
+        if (fbe_ir_kind_is_scalar(el->kind)) {
             d_scalars(r, el, pos, host, jit_i64(e, n));
             break;
         }

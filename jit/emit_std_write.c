@@ -14,11 +14,6 @@ static bool has_extras(const fbe_ir_type *t)
     return !fbe_interp_std_inline_only(t);
 }
 
-static jit_struct_fns *fns_of(jit_emit *e, const fbe_ir_struct *st)
-{
-    return &e->fns[jit_struct_index(e, st)];
-}
-
 static void add(jit_emit *e, LLVMValueRef acc, LLVMValueRef v)
 {
     LLVMValueRef cur = LLVMBuildLoad2(e->b, e->i64, acc, "");
@@ -45,7 +40,7 @@ static LLVMValueRef call_size_raw(jit_emit *e, LLVMValueRef fn, LLVMValueRef p, 
 /* acc + the body and extras of the struct at p (STOPPED cleared). */
 static LLVMValueRef call_size(jit_emit *e, const fbe_ir_struct *st, LLVMValueRef p, LLVMValueRef acc)
 {
-    LLVMValueRef r = call_size_raw(e, fns_of(e, st)->std_size, p, acc);
+    LLVMValueRef r = call_size_raw(e, jit_fns_of(e, st)->std_size, p, acc);
     return LLVMBuildAnd(e->b, r, jit_i64(e, ~STOPPED), "");
 }
 
@@ -172,7 +167,7 @@ static LLVMValueRef call_write(jit_emit *e, const fbe_ir_struct *st, LLVMValueRe
     LLVMTypeRef params[] = {e->ptr, e->i64, e->i64, e->ptr};
     LLVMTypeRef ft = LLVMFunctionType(e->i64, params, 4, 0);
     LLVMValueRef args[] = {data, body, end, value};
-    return LLVMBuildCall2(e->b, ft, fns_of(e, st)->std_write, args, 4, "");
+    return LLVMBuildCall2(e->b, ft, jit_fns_of(e, st)->std_write, args, 4, "");
 }
 
 /* A struct body allocated at the cursor, its offset stored at pos. */
@@ -319,7 +314,7 @@ static LLVMValueRef size_start(jit_emit *e, const fbe_ir_struct *st, LLVMValueRe
     if (!inherit)
         return acc;
     acc = LLVMBuildSub(e->b, acc, jit_i64(e, st->base->std_body_size), "");
-    LLVMValueRef r = call_size_raw(e, fns_of(e, st->base)->std_size, v, acc);
+    LLVMValueRef r = call_size_raw(e, jit_fns_of(e, st->base)->std_size, v, acc);
     return_if_stopped(e, r);
     return r;
 }
