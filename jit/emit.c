@@ -61,6 +61,23 @@ size_t jit_struct_index(const jit_emit *e, const fbe_ir_struct *st)
     return i < e->count ? i : SIZE_MAX;
 }
 
+void jit_store_consumed(jit_emit *e, LLVMValueRef consumed, LLVMValueRef v)
+{
+    jit_if c;
+    jit_if_begin(e, &c, LLVMBuildIsNotNull(e->b, consumed, ""));
+    jit_store(e, v, consumed, 0);
+    jit_if_end(e, &c);
+}
+
+void jit_init_decode_budget(jit_emit *e, LLVMValueRef memory, LLVMValueRef options,
+                            LLVMValueRef input)
+{
+    jit_store(e, jit_i64(e, 0), memory, offsetof(fbe_decode_budget, cap));
+    jit_store(e, jit_load(e, e->i64, options, offsetof(fbe_decode_options, max_memory)), memory,
+              offsetof(fbe_decode_budget, max_memory));
+    jit_store(e, input, memory, offsetof(fbe_decode_budget, input));
+}
+
 jit_struct_fns *jit_fns_of(jit_emit *e, const fbe_ir_struct *st)
 {
     return &e->fns[jit_struct_index(e, st)];

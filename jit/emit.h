@@ -273,6 +273,12 @@ size_t jit_chunk_span(size_t lo, size_t hi, size_t per);
 /* Index of a struct in fns[] (by IR pointer: the codec's type index); SIZE_MAX
  * if it is not there. */
 size_t jit_struct_index(const jit_emit *e, const fbe_ir_struct *st);
+/* *consumed = v when consumed (a deserialize entry's last argument) is not NULL. */
+void jit_store_consumed(jit_emit *e, LLVMValueRef consumed, LLVMValueRef v);
+/* A deserialize entry's decode budget (fbe_decode_budget at `memory`): no cap
+ * yet, the options' max_memory, `input` bytes of frame. */
+void jit_init_decode_budget(jit_emit *e, LLVMValueRef memory, LLVMValueRef options,
+                            LLVMValueRef input);
 /* The functions of struct st (it must be in fns[]). */
 jit_struct_fns *jit_fns_of(jit_emit *e, const fbe_ir_struct *st);
 

@@ -1229,10 +1229,7 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
     jit_begin_function(e, fn);
     LLVMValueRef type = LLVMGetParam(fn, 0), data = LLVMGetParam(fn, 1), size = LLVMGetParam(fn, 2);
     LLVMValueRef value = LLVMGetParam(fn, 3), opts = LLVMGetParam(fn, 4), consumed = LLVMGetParam(fn, 5);
-    jit_if c;
-    jit_if_begin(e, &c, LLVMBuildIsNotNull(e->b, consumed, ""));
-    jit_store(e, jit_i64(e, 0), consumed, 0);
-    jit_if_end(e, &c);
+    jit_store_consumed(e, consumed, jit_i64(e, 0));
     LLVMBasicBlockRef delegate = jit_delegate_block(e, FBE_FINAL, FBE_OP_DESERIALIZE);
     LLVMValueRef bad_arg = LLVMBuildOr(
         e->b, LLVMBuildIsNull(e->b, type, ""),
@@ -1262,10 +1259,7 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
         jit_store(e, jit_load(e, e->i32, opts, offsetof(fbe_decode_options, flags)), ctx,
                   offsetof(final_read_ctx, options.flags));
         LLVMValueRef memory = jit_gep_c(e, ctx, offsetof(final_read_ctx, memory));
-        jit_store(e, jit_i64(e, 0), memory, offsetof(fbe_decode_budget, cap));
-        jit_store(e, jit_load(e, e->i64, opts, offsetof(fbe_decode_options, max_memory)), memory,
-                  offsetof(fbe_decode_budget, max_memory));
-        jit_store(e, end, memory, offsetof(fbe_decode_budget, input));
+        jit_init_decode_budget(e, memory, opts, end);
         /* the interpreter's deserialize answers a failure, on the arena as the
          * call found it */
         LLVMBasicBlockRef bail = jit_read_bail_block(
@@ -1275,9 +1269,7 @@ static void define_entry_deserialize(fin *F, const fbe_ir_struct *st, jit_struct
         jit_goto_if(e, icmp(e, LLVMIntSLT, q, jit_i64(e, 0)), bail);
     }
     ret_status_if(e, icmp(e, LLVMIntNE, q, end), jit_i32(e, FBE_FINAL_SIZE));
-    jit_if_begin(e, &c, LLVMBuildIsNotNull(e->b, consumed, ""));
-    jit_store(e, end, consumed, 0);
-    jit_if_end(e, &c);
+    jit_store_consumed(e, consumed, end);
     LLVMBuildRet(e->b, jit_i32(e, FBE_OK));
 }
 

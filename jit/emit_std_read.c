@@ -1052,10 +1052,7 @@ static void define_read_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *f)
                  options = LLVMGetParam(fn, 4), consumed = LLVMGetParam(fn, 5);
     r->ctx = jit_alloca(e, r->ctx_t, "ctx");
 
-    jit_if c;
-    jit_if_begin(e, &c, LLVMBuildIsNotNull(e->b, consumed, ""));
-    jit_store(e, jit_i64(e, 0), consumed, 0);
-    jit_if_end(e, &c);
+    jit_store_consumed(e, consumed, jit_i64(e, 0));
 
     LLVMBasicBlockRef bad_arg = r->delegate = jit_delegate_block(e, FBE_STANDARD, FBE_OP_DESERIALIZE);
     jit_goto_if(e, LLVMBuildIsNull(e->b, type, ""), bad_arg);
@@ -1081,17 +1078,10 @@ static void define_read_entry(rd *r, const fbe_ir_struct *st, jit_struct_fns *f)
     LLVMBasicBlockRef fail = jit_read_bail_block(e, FBE_STANDARD, arena, ctx_gep(r, CTX_MEMORY), aptr);
     frame(r, data, size);
     /* the decode budget (arena.h): input is the frame */
-    LLVMValueRef memory = ctx_gep(r, CTX_MEMORY);
-    jit_store(e, jit_i64(e, 0), memory, offsetof(fbe_decode_budget, cap));
-    jit_store(e, jit_load(e, e->i64, options, offsetof(fbe_decode_options, max_memory)), memory,
-              offsetof(fbe_decode_budget, max_memory));
-    jit_store(e, r->size, memory, offsetof(fbe_decode_budget, input));
+    jit_init_decode_budget(e, ctx_gep(r, CTX_MEMORY), options, r->size);
     struct_body(r, st, jit_i64(e, 4), r->body, fail, fail, BODY_READ, value, true);
     jit_store(e, local_load(r, r->aptr, e->ptr), arena, offsetof(fbe_arena, ptr));
-    jit_if c2;
-    jit_if_begin(e, &c2, LLVMBuildIsNotNull(e->b, consumed, ""));
-    jit_store(e, r->size, consumed, 0);
-    jit_if_end(e, &c2);
+    jit_store_consumed(e, consumed, r->size);
     LLVMBuildRet(e->b, jit_i32(e, FBE_OK));
 }
 
