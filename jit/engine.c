@@ -818,7 +818,8 @@ static size_t entries_in(const jit_state *s, int state)
     size_t n = 0;
     for (int u = 0; u < JIT_UNIT_COUNT; u++)
         if (s->state[u] == state || (state == UNIT_QUEUED && s->state[u] == UNIT_RUNNING))
-            n += (s->native_type_count - installed_count(s, u)) * jit_unit_op_count(u);
+            n += (s->native_type_count - installed_count(s, u)) *
+                 (size_t)__builtin_popcount(jit_unit_entry_ops(u, s->opts.entry_ops));
     return n;
 }
 
