@@ -489,7 +489,7 @@ static void v_elems(rd *r, const fbe_ir_type *t, LLVMValueRef elems, LLVMValueRe
                     LLVMValueRef base, LLVMBasicBlockRef fail)
 {
     const fbe_ir_type *k = fbe_ir_kind_is_keyed(t->kind) ? t->key : NULL, *v = t->elem;
-    uint32_t ks = k ? k->std_inline_size : 0, es = ks + v->std_inline_size;
+    uint32_t ks = k ? k->std_inline_size : 0, es = fbe_ir_std_entry_size(t);
     jit_loop loop;
     jit_loop_begin(r->e, &loop, count);
     LLVMValueRef p = add(r, elems, mul_c(r, jit_loop_index(r->e, &loop), es));
@@ -744,7 +744,7 @@ static void d_seq(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef ba
     jit_emit *e = r->e;
     bool map = fbe_ir_kind_is_keyed(t->kind);
     const fbe_ir_type *k = map ? t->key : NULL, *v = t->elem;
-    uint32_t ks = k ? k->std_inline_size : 0, es = ks + v->std_inline_size;
+    uint32_t ks = k ? k->std_inline_size : 0, es = fbe_ir_std_entry_size(t);
     uint32_t hs = map ? t->host_entry_size : v->host_size;
     uint32_t vo = map ? t->host_entry_value_offset : 0;
     jit_store(e, LLVMConstNull(e->ptr), host, 0);

@@ -45,8 +45,8 @@ static void init_native(void)
      * fields). SimplifyCFG's folding of two branches to one block into one
      * branch on `a | b` is off: the codec's checks are separate unlikely exits
      * to one bail block, and the folded form costs a setcc and a test on the
-     * hot path (README standard verify 271 -> 261 instructions, final verify
-     * 143 -> 145). FBE_JIT_LLVM_ARGS appends more, e.g. "-time-passes" to see
+     * hot path (README standard verify 272 -> 260 instructions, final verify
+     * 143 -> 145; docs/jit.md). FBE_JIT_LLVM_ARGS appends more, e.g. "-time-passes" to see
      * where compile time goes. */
     static char extra[512];
     const char *argv[12] = {"fbe-jit", "-vectorize-slp=false", "-disable-x86-domain-reassignment",

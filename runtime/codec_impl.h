@@ -49,9 +49,10 @@ size_t fbe_codec_index_of(const fbe_codec *codec, const fbe_ir_struct *st);
 bool fbe_codec_guard_depth(fbe_codec *codec);
 
 /* The most struct levels a frame of type i can hold, its own included (what the
- * depth limit counts), saturated at max_depth + 1, which a type on a cycle gets:
- * the guard's table, also what lets native verify keep the codec's limit as a
- * constant when a call's limit cannot change the result (jit/emit_final.c). */
+ * depth limit counts), saturated at max_depth + 1 (UINT_MAX at most), which a
+ * type on a cycle gets: the guard's table, also what lets native verify keep
+ * the codec's limit as a constant when a call's limit cannot change the result
+ * (jit/emit_final.c). */
 unsigned fbe_codec_type_reach(const fbe_codec *codec, size_t i);
 
 /* Any entry point, as stored (cast back to the fbe_*_fn of its op). */

@@ -12,6 +12,7 @@
  * long), and returns FBE_TOO_DEEP past the limit.
  * One rule for every backend: the codec's entry points are wrapped here after
  * the backend installed them. */
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,10 +44,18 @@ static size_t child_structs(const fbe_ir_type *t, const fbe_ir_struct *out[2])
 }
 
 /* reach[i]: the deepest level a value of type i can reach, saturated at
- * cap (= max_depth + 1, also for cycles), by a depth-first walk in post-order:
+ * cap (reach_cap, also for cycles), by a depth-first walk in post-order:
  * a back edge marks its source as unbounded and every node on the stack above
  * it inherits that when popped. An explicit stack: chains of optional structs
  * may be as long as the schema. */
+/* max_depth + 1: the first level past the limit, where every reach that passes
+ * it may stop; UINT_MAX for a codec without a practical limit (max_depth + 1
+ * would wrap to 0 and make every type look shallow). */
+static unsigned reach_cap(const fbe_codec *codec)
+{
+    return codec->max_depth < UINT_MAX ? codec->max_depth + 1 : UINT_MAX;
+}
+
 static bool compute_reach(const fbe_codec *codec, unsigned cap, unsigned *reach)
 {
     size_t n = codec->type_count;
@@ -238,7 +247,7 @@ bool fbe_codec_guard_depth(fbe_codec *codec)
         g->codec = codec;
         g->reach = fbe_arena_zalloc(&codec->arena, sizeof *g->reach * (n + 1));
         g->inner = fbe_arena_zalloc(&codec->arena, sizeof *g->inner * (2 * n + 1));
-        if (!g->reach || !g->inner || !compute_reach(codec, codec->max_depth + 1, g->reach))
+        if (!g->reach || !g->inner || !compute_reach(codec, reach_cap(codec), g->reach))
             return false;
         codec->depth_guard = g;
     }
@@ -259,7 +268,7 @@ bool fbe_codec_guard_depth(fbe_codec *codec)
 
 unsigned fbe_codec_type_reach(const fbe_codec *codec, size_t i)
 {
-    return codec->depth_guard ? codec->depth_guard->reach[i] : codec->max_depth + 1;
+    return codec->depth_guard ? codec->depth_guard->reach[i] : reach_cap(codec);
 }
 
 /* A guarded serialize keeps the guard in the type's slot: what changes is the

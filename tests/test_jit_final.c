@@ -537,9 +537,10 @@ static void test_golden(void **state)
     free(c);
 }
 
-/* Codecs compiled with small depth limits, and per-call limits below, equal to
- * and above theirs (the per-call limit replaces the codec's, for verify as for
- * deserialize; it is exercised on every golden case above too). */
+/* Codecs compiled with small depth limits and with no practical limit
+ * (UINT_MAX), and per-call limits below, equal to and above theirs (the
+ * per-call limit replaces the codec's, for verify as for deserialize; it is
+ * exercised on every golden case above too). */
 static void test_golden_depth(void **state)
 {
     (void)state;
@@ -556,7 +557,9 @@ static void test_golden_depth(void **state)
     };
     for (int sc = 0; sc < 2; sc++) {
         fbe_schema *s = load_golden(sc ? "protoex" : "proto");
-        for (unsigned d = 1; d <= 3; d++) {
+        static const unsigned codec_depths[] = {1, 2, 3, UINT_MAX};
+        for (size_t cd = 0; cd < sizeof codec_depths / sizeof *codec_depths; cd++) {
+            unsigned d = codec_depths[cd];
             pair p;
             pair_make(&p, s, d);
             for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
