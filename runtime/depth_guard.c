@@ -56,6 +56,12 @@ static unsigned reach_cap(const fbe_codec *codec)
     return codec->max_depth < UINT_MAX ? codec->max_depth + 1 : UINT_MAX;
 }
 
+/* One level more than r, saturated at cap (r + 1 must not wrap at UINT_MAX). */
+static unsigned level_up(unsigned r, unsigned cap)
+{
+    return r < cap ? r + 1 : cap;
+}
+
 static bool compute_reach(const fbe_codec *codec, unsigned cap, unsigned *reach)
 {
     size_t n = codec->type_count;
@@ -81,10 +87,10 @@ static bool compute_reach(const fbe_codec *codec, unsigned cap, unsigned *reach)
             const fbe_ir_struct *st = codec->types[f->type].ir;
             if (f->field == st->field_count) {
                 state[f->type] = 2;
-                unsigned r = reach[f->type];
+                unsigned up = level_up(reach[f->type], cap);
                 top--;
-                if (top && r + 1 > reach[stack[top - 1].type])
-                    reach[stack[top - 1].type] = r + 1 > cap ? cap : r + 1;
+                if (top && up > reach[stack[top - 1].type])
+                    reach[stack[top - 1].type] = up;
                 continue;
             }
             const fbe_ir_struct *kids[2];
@@ -100,8 +106,9 @@ static bool compute_reach(const fbe_codec *codec, unsigned cap, unsigned *reach)
             if (state[c] == 1) {
                 reach[f->type] = cap; /* a cycle: unbounded */
             } else if (state[c] == 2) {
-                if (reach[c] + 1 > reach[f->type])
-                    reach[f->type] = reach[c] + 1 > cap ? cap : reach[c] + 1;
+                unsigned up = level_up(reach[c], cap);
+                if (up > reach[f->type])
+                    reach[f->type] = up;
             } else {
                 state[c] = 1;
                 reach[c] = 1;

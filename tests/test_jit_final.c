@@ -603,7 +603,8 @@ static void test_golden_depth(void **state)
     "struct Rec { int32 id; Rec? next; Rec[] kids; string name; }\n"                   \
     "struct Fixed2 : Leaf { Top t; Empty e; Mid[2] mm; }\n"                            \
     "struct Deep4 { Fixed2 f; }\n"                                                     \
-    "struct Chain { Deep4 d; Chain? c; Deep4[] v; Fixed2<Deep4> m; Top? ot; }\n"
+    "struct Chain { Deep4 d; Chain? c; Deep4[] v; Fixed2<Deep4> m; Top? ot; }\n"             \
+    "struct Holder { Rec r; Leaf l; }\n" /* not on a cycle, holds one */
 
 static const char jt_nests[] = JT_NESTS;
 
@@ -622,10 +623,10 @@ static const char jt_schema[] =
     "  int32<int32> m; string<int32> ms; int32<string> sm; Leaf<Leaf> ll; Rec? r; Rec[] vr;\n"
     "  Rec[2] ar; }\n";
 
-static const char *const jt_types[] = {"jt.Leaf",   "jt.Mid",   "jt.Top",   "jt.Empty",
-                                       "jt.Rec",    "jt.Fixed2", "jt.Deep4", "jt.Chain",
-                                       "jt.Mixed",  "jt.Derived", "jt.Big"};
-#define JT_NEST_TYPES 8 /* the first ones are in jt_nests */
+static const char *const jt_types[] = {"jt.Leaf",   "jt.Mid",    "jt.Top",    "jt.Empty",
+                                       "jt.Rec",    "jt.Fixed2", "jt.Deep4",  "jt.Chain",
+                                       "jt.Holder", "jt.Mixed",  "jt.Derived", "jt.Big"};
+#define JT_NEST_TYPES 9 /* the first ones are in jt_nests */
 
 static pair *jt_codecs(void)
 {
@@ -765,7 +766,9 @@ static void test_random(void **state)
     bench_free(&b);
 }
 
-/* Every limit from 1 (the root only) to past the deepest fixed nest. */
+/* Every limit from 1 (the root only) to past the deepest fixed nest, and codecs
+ * without a practical limit (where a level past the limit cannot be counted
+ * as max_depth + 1). */
 static void test_random_depth(void **state)
 {
     (void)state;
@@ -773,13 +776,15 @@ static void test_random_depth(void **state)
     report r = {0};
     bench b;
     bench_init(&b);
-    for (unsigned d = 1; d <= 7; d++) {
+    static const unsigned codec_depths[] = {1, 2, 3, 4, 5, 6, 7, UINT_MAX - 1, UINT_MAX};
+    for (size_t cd = 0; cd < sizeof codec_depths / sizeof *codec_depths; cd++) {
+        unsigned d = codec_depths[cd];
         pair p;
         pair_make(&p, s, d);
         random_values(&r, &b, &p, JT_NEST_TYPES, 6, 24, true, 99 + d);
         pair_free(&p);
     }
-    report_done(&r, "random values, depth limits 1..7");
+    report_done(&r, "random values, depth limits 1..7 and UINT_MAX - 1, UINT_MAX");
     bench_free(&b);
     fbe_schema_free(s);
 }
