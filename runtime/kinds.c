@@ -50,6 +50,58 @@ uint32_t fbe_ir_std_entry_size(const fbe_ir_type *t)
     return (fbe_ir_kind_is_keyed(t->kind) ? t->key->std_inline_size : 0) + t->elem->std_inline_size;
 }
 
+/* A base type of the schema language: a scalar, string, bytes, or an enum,
+ * flags or struct with its declaration. */
+static bool base_shape(const fbe_ir_type *t)
+{
+    if (!t || (unsigned)t->kind >= FBE_IR_KIND_COUNT)
+        return false;
+    switch (t->kind) {
+    case FBE_IR_ENUM:
+        return t->enum_type != NULL;
+    case FBE_IR_FLAGS:
+        return t->flags_type != NULL;
+    case FBE_IR_STRUCT:
+        return t->struct_type != NULL;
+    case FBE_IR_OPTIONAL:
+    case FBE_IR_ARRAY:
+    case FBE_IR_VECTOR:
+    case FBE_IR_LIST:
+    case FBE_IR_SET:
+    case FBE_IR_MAP:
+    case FBE_IR_HASH:
+        return false;
+    default:
+        return true;
+    }
+}
+
+/* T or T? of a base type T: what an array or collection holds. */
+static bool element_shape(const fbe_ir_type *t)
+{
+    return base_shape(t) || (t && t->kind == FBE_IR_OPTIONAL && base_shape(t->elem));
+}
+
+bool fbe_ir_type_has_schema_shape(const fbe_ir_type *t)
+{
+    if (!t)
+        return false;
+    switch (t->kind) {
+    case FBE_IR_OPTIONAL:
+        return base_shape(t->elem);
+    case FBE_IR_ARRAY:
+    case FBE_IR_VECTOR:
+    case FBE_IR_LIST:
+    case FBE_IR_SET:
+        return element_shape(t->elem);
+    case FBE_IR_MAP:
+    case FBE_IR_HASH:
+        return base_shape(t->key) && element_shape(t->elem);
+    default:
+        return base_shape(t);
+    }
+}
+
 bool fbe_ir_type_is_plain(const fbe_ir_type *t)
 {
     bool same_size = t->final_fixed && t->host_size == t->std_inline_size &&

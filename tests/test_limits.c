@@ -980,6 +980,60 @@ static void test_ir_inheritance_bounds(void **state)
     fbe_schema_free(s);
 }
 
+/* IR not made by the compiler: a field type must have a shape the schema
+ * language can write (wire-format.md, schema-language.md): a collection or
+ * array of a base type or an optional one, a key of a base type, an optional
+ * of a base type. The backends and the serialize depth guard rely on it (a
+ * collection of collections hid a struct from the guard: a value deeper than
+ * the limit was written, which verify then refused). */
+static void test_ir_field_shapes(void **state)
+{
+    (void)state;
+    fbe_schema *s = load_text_ok("package sh\nstruct S { S[] kids; int32 v; int32? o; "
+                                 "int32[2] a; int32<int32> m; int32?[] ov; int32?<int32> om; }\n");
+    const fbe_ir_package *orig = fbe_schema_root(s);
+    const fbe_ir_struct *S = orig->structs[0];
+    assert_int_equal(S->field_count, 7);
+    /* the copy of S the package lists, and S[] of it */
+    fbe_ir_struct copy = *S;
+    fbe_ir_type elem = *S->fields[0].type->elem, kids_of_copy = *S->fields[0].type;
+    elem.struct_type = &copy;
+    kids_of_copy.elem = &elem;
+    const fbe_ir_type *kids = &kids_of_copy, *opt = S->fields[2].type,
+                      *arr = S->fields[3].type, *map = S->fields[4].type;
+    fbe_ir_type bad[9];
+    size_t at[9]; /* the field each one replaces */
+    bad[0] = *kids, bad[0].elem = kids, at[0] = 0; /* S[][] */
+    bad[1] = *opt, bad[1].elem = opt, at[1] = 2;   /* int32?? */
+    bad[2] = *opt, bad[2].elem = kids, at[2] = 2;  /* S[]? */
+    bad[3] = *arr, bad[3].elem = arr, at[3] = 3;   /* int32[2][2] */
+    bad[4] = *map, bad[4].key = opt, at[4] = 4;    /* int32<int32?> */
+    bad[5] = *map, bad[5].elem = kids, at[5] = 4;  /* S[]<int32> */
+    bad[6] = *kids, bad[6].elem = NULL, at[6] = 0; /* a vector of nothing */
+    bad[7] = *map, bad[7].key = NULL, at[7] = 4;   /* a map without a key */
+    bad[8] = elem, bad[8].struct_type = NULL, at[8] = 0; /* a struct of nothing */
+    fbe_ir_field fields[7];
+    copy.fields = fields;
+    fbe_ir_package pkg = *orig;
+    pkg.structs = (const fbe_ir_struct *[]){&copy};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        memcpy(fields, S->fields, sizeof fields);
+        fields[0].type = kids;
+        fields[at[k]].type = &bad[k];
+        fbe_status st = FBE_OK;
+        assert_null(fbe_interp_create_ir((const fbe_ir_package *const[]){&pkg}, 1, NULL, &st));
+        assert_int_equal(st, FBE_INVALID_ARGUMENT);
+    }
+    /* the schema's own shapes, optional elements and values included, are fine */
+    memcpy(fields, S->fields, sizeof fields);
+    fields[0].type = kids;
+    fbe_status st = FBE_OK;
+    fbe_codec *c = fbe_interp_create_ir((const fbe_ir_package *const[]){&pkg}, 1, NULL, &st);
+    assert_non_null(c);
+    fbe_codec_free(c);
+    fbe_schema_free(s);
+}
+
 /* ---- the same through generated code: static C and AOT objects -------------------- */
 
 #ifndef FBE_LIMITS_CC
@@ -1280,6 +1334,7 @@ int main(void)
         cmocka_unit_test(test_large_struct_held_by_value),
         cmocka_unit_test(test_heir_chains_match_the_jit),
         cmocka_unit_test(test_ir_inheritance_bounds),
+        cmocka_unit_test(test_ir_field_shapes),
         cmocka_unit_test(test_generated_code),
         cmocka_unit_test(test_utf8_defaults),
         cmocka_unit_test(test_front_end_scales_linearly),

@@ -119,7 +119,11 @@ fbe_codec *fbe_interp_create(const struct fbe_schema *schema, const fbe_codec_op
  * so a program without the schema compiler can interpret. `packages` lists each
  * package once, after its direct imports (as both list them); the codec covers
  * every struct of every listed package, in that order. FBE_INVALID_ARGUMENT for a
- * list that breaks this (NULL or repeated packages, a missing or later import).
+ * list that breaks this (NULL or repeated packages, a missing or later import)
+ * and for IR the compiler cannot make: inheritance past FBE_IR_MAX_NESTING or in
+ * a loop, a field type the schema language cannot write
+ * (fbe_ir_type_has_schema_shape: a collection of collections, an optional
+ * collection, an optional key). The layout numbers are trusted as they are.
  * The packages must outlive the codec; the array itself need not. */
 fbe_codec *fbe_interp_create_ir(const fbe_ir_package *const *packages, size_t package_count,
                                 const fbe_codec_options *options, fbe_status *status);

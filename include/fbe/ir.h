@@ -92,6 +92,14 @@ bool fbe_ir_kind_is_keyed(fbe_ir_kind kind);
  * key and value together). */
 uint32_t fbe_ir_std_entry_size(const fbe_ir_type *t);
 
+/* Whether a field's type has a shape the schema language can write: a base
+ * type (scalar, string, bytes, enum, flags, struct, each with its declaration),
+ * an optional of one, or an array or collection of a base type or an optional
+ * one, with a base-type key. The compiler makes nothing else; the backends and
+ * the serialize depth guard rely on it, and fbe_interp_create_ir refuses IR
+ * made otherwise. */
+bool fbe_ir_type_has_schema_shape(const fbe_ir_type *t);
+
 /* "Plain" values: their host bytes are their wire bytes in both models and any
  * bytes are a valid value (scalars but bool, arrays of them). Every backend
  * copies a run of plain fields as one block; these two decide what is plain and

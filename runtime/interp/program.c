@@ -740,7 +740,8 @@ static bool listed_before(const fbe_ir_package *const *packages, size_t i,
 /* The packages a codec may be made of, as a schema and an image list them: each
  * once (its types would be found twice), each after its direct imports, so the
  * list holds every struct a field can name and the type table is in dependency
- * order (fbe_codec_type_at, the protocol's message tables). */
+ * order (fbe_codec_type_at, the protocol's message tables); every field of a
+ * shape the schema language writes (fbe_ir_type_has_schema_shape). */
 static bool valid_packages(const fbe_ir_package *const *packages, size_t count)
 {
     if (count && !packages)
@@ -759,8 +760,11 @@ static bool valid_packages(const fbe_ir_package *const *packages, size_t count)
          * value_height) have 0 in both. */
         for (size_t k = 0; k < p->struct_count; k++) {
             const fbe_ir_struct *st = p->structs[k];
-            if (!st)
+            if (!st || (st->field_count && !st->fields))
                 return false;
+            for (size_t f = 0; f < st->field_count; f++)
+                if (!fbe_ir_type_has_schema_shape(st->fields[f].type))
+                    return false;
             for (unsigned n = 0; st->base; n++, st = st->base)
                 if (n == FBE_IR_MAX_NESTING)
                     return false;
