@@ -425,11 +425,6 @@ jit_image *jit_image_create(jit_emit *e, const fbe_schema *schema, char *err, si
     return img;
 }
 
-const void *jit_image_missing(const jit_image *img)
-{
-    return img->missing;
-}
-
 static bool is_root_entry(const jit_emit *e, const fbe_ir_package *root, LLVMValueRef fn)
 {
     for (size_t i = 0; i < e->count; i++) {

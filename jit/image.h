@@ -38,10 +38,6 @@ jit_image *jit_image_create(jit_emit *e, const fbe_schema *schema, char *err, si
 bool jit_image_finish(jit_image *img, jit_emit *e, unsigned max_depth, const char *fbe_version,
                       const char *target, char *err, size_t size);
 
-/* The first host pointer the emitters asked for that is not in the image (NULL
- * if none). */
-const void *jit_image_missing(const jit_image *img);
-
 void jit_image_free(jit_image *img);
 
 #endif
