@@ -513,18 +513,8 @@ static size_t loop_fields(const fbe_ir_struct *st, size_t lo)
         const fbe_ir_type *t = st->fields[i].type;
         if (t->kind == FBE_IR_OPTIONAL)
             t = t->elem;
-        switch (t->kind) {
-        case FBE_IR_ARRAY:
-        case FBE_IR_VECTOR:
-        case FBE_IR_LIST:
-        case FBE_IR_SET:
-        case FBE_IR_MAP:
-        case FBE_IR_HASH:
+        if (fbe_ir_shape_of(t) >= FBE_IR_SHAPE_ARRAY)
             n++;
-            break;
-        default:
-            break;
-        }
     }
     return n;
 }

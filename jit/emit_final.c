@@ -64,12 +64,7 @@ typedef struct fin {
 /* A scalar whose host bytes are its wire bytes (bool is normalized). */
 static bool is_copy(const fbe_ir_type *t)
 {
-    return fbe_ir_kind_is_scalar(t->kind) && t->kind != FBE_IR_BOOL;
-}
-
-static bool is_collection(const fbe_ir_type *t)
-{
-    return t->kind >= FBE_IR_VECTOR && t->kind <= FBE_IR_HASH;
+    return fbe_ir_shape_of(t) == FBE_IR_SHAPE_COPY;
 }
 
 /* Bytes a non-fixed value starts with that are checked together with the fixed
@@ -78,13 +73,13 @@ static uint32_t header_size(const fbe_ir_type *t)
 {
     if (t->final_fixed)
         return 0;
-    switch (t->kind) {
-    case FBE_IR_STRING: case FBE_IR_BYTES:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_STRING: case FBE_IR_SHAPE_SEQ: case FBE_IR_SHAPE_MAP:
         return 4;
-    case FBE_IR_OPTIONAL:
+    case FBE_IR_SHAPE_OPTIONAL: case FBE_IR_SHAPE_OPT_STRUCT:
         return 1;
     default:
-        return is_collection(t) ? 4 : 0;
+        return 0;
     }
 }
 
@@ -200,13 +195,12 @@ static LLVMValueRef size_any(fin *F, const fbe_ir_type *t, LLVMValueRef p)
     jit_emit *e = F->e;
     if (t->final_fixed)
         return jit_i64(e, t->final_size);
-    switch (t->kind) {
-    case FBE_IR_STRING:
-    case FBE_IR_BYTES:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_STRING:
         return size_string(e, p);
-    case FBE_IR_STRUCT:
+    case FBE_IR_SHAPE_STRUCT:
         return size_struct(F, t->struct_type, p);
-    case FBE_IR_OPTIONAL: {
+    case FBE_IR_SHAPE_OPTIONAL: case FBE_IR_SHAPE_OPT_STRUCT: {
         const fbe_ir_type *in = t->elem;
         LLVMValueRef present, inner;
         if (in->kind == FBE_IR_STRUCT) {
@@ -229,7 +223,7 @@ static LLVMValueRef size_any(fin *F, const fbe_ir_type *t, LLVMValueRef p)
         jit_if_end(e, &c);
         return load64(e, res);
     }
-    case FBE_IR_ARRAY: { /* not fixed: sum the elements, saturating */
+    case FBE_IR_SHAPE_ARRAY: { /* not fixed: sum the elements, saturating */
         const fbe_ir_type *el = t->elem;
         LLVMValueRef res = jit_alloca(e, e->i64, "arrsize");
         LLVMValueRef acc = jit_alloca(e, e->i64, "acc");
@@ -405,18 +399,17 @@ static LLVMValueRef write_elems(fin *F, const fbe_ir_type *el, LLVMValueRef src,
 static LLVMValueRef write_any(fin *F, const fbe_ir_type *t, LLVMValueRef src, LLVMValueRef w)
 {
     jit_emit *e = F->e;
-    switch (t->kind) {
-    case FBE_IR_BOOL:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_BOOL:
         jit_store(e, bool_byte(e, src), w, 0);
         return jit_gep_c(e, w, 1);
-    case FBE_IR_STRING:
-    case FBE_IR_BYTES: { /* static_c.h's rule (sc_fwrite_str) */
+    case FBE_IR_SHAPE_STRING: { /* static_c.h's rule (sc_fwrite_str) */
         LLVMValueRef args[] = {src, w};
         return jit_call_handler(e, "fwrite_str", args, 2);
     }
-    case FBE_IR_STRUCT:
+    case FBE_IR_SHAPE_STRUCT:
         return write_struct(F, t->struct_type, w, src);
-    case FBE_IR_OPTIONAL: {
+    case FBE_IR_SHAPE_OPTIONAL: case FBE_IR_SHAPE_OPT_STRUCT: {
         const fbe_ir_type *in = t->elem;
         LLVMValueRef present, obj = NULL;
         if (in->kind == FBE_IR_STRUCT) {
@@ -437,7 +430,7 @@ static LLVMValueRef write_any(fin *F, const fbe_ir_type *t, LLVMValueRef src, LL
         jit_if_end(e, &c);
         return LLVMBuildLoad2(e->b, e->ptr, slot, "");
     }
-    case FBE_IR_ARRAY: {
+    case FBE_IR_SHAPE_ARRAY: {
         const fbe_ir_type *el = t->elem;
         if (is_copy(el) || t->array_len > 8)
             return write_elems(F, el, src, jit_i64(e, t->array_len), w);
@@ -445,16 +438,13 @@ static LLVMValueRef write_any(fin *F, const fbe_ir_type *t, LLVMValueRef src, LL
             w = write_any(F, el, jit_gep_c(e, src, (uint64_t)i * el->host_size), w);
         return w;
     }
-    case FBE_IR_VECTOR:
-    case FBE_IR_LIST:
-    case FBE_IR_SET: {
+    case FBE_IR_SHAPE_SEQ: {
         LLVMValueRef n = jit_load(e, e->i64, src, offsetof(fbe_seq, size));
         jit_store(e, LLVMBuildTrunc(e->b, n, e->i32, ""), w, 0);
         return write_elems(F, t->elem, jit_load(e, e->ptr, src, offsetof(fbe_seq, data)), n,
                            jit_gep_c(e, w, 4));
     }
-    case FBE_IR_MAP:
-    case FBE_IR_HASH: {
+    case FBE_IR_SHAPE_MAP: {
         LLVMValueRef n = jit_load(e, e->i64, src, offsetof(fbe_seq, size));
         LLVMValueRef items = jit_load(e, e->ptr, src, offsetof(fbe_seq, data));
         jit_store(e, LLVMBuildTrunc(e->b, n, e->i32, ""), w, 0);
@@ -520,16 +510,16 @@ static void define_write(fin *F, const fbe_ir_struct *st, jit_struct_fns *f)
 static void copy_fixed(fin *F, const fbe_ir_type *t, LLVMValueRef src, LLVMValueRef dst)
 {
     jit_emit *e = F->e;
-    switch (t->kind) {
-    case FBE_IR_BOOL:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_BOOL:
         jit_store(e, bool_byte(e, src), dst, 0);
         return;
-    case FBE_IR_STRUCT: {
+    case FBE_IR_SHAPE_STRUCT: {
         LLVMValueRef args[] = {src, dst};
         call(e, F->copy_fn[jit_struct_index(e, t->struct_type)], args, 2);
         return;
     }
-    case FBE_IR_ARRAY: {
+    case FBE_IR_SHAPE_ARRAY: {
         const fbe_ir_type *el = t->elem;
         if (is_copy(el)) {
             jit_memcpy(e, dst, src, jit_i64(e, t->final_size));
@@ -910,12 +900,11 @@ static void w_value(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32_t pr
         w_set_pos(w, addc(e, pos, t->final_size));
         return;
     }
-    switch (t->kind) {
-    case FBE_IR_STRING:
-    case FBE_IR_BYTES:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_STRING:
         w_string(w, dst, pre);
         return;
-    case FBE_IR_STRUCT: {
+    case FBE_IR_SHAPE_STRUCT: {
         LLVMValueRef pos = w_pos(w);
         if (!depth_done)
             w_check(w, icmp(e, LLVMIntSLT, w->left, jit_i64(e, 1)));
@@ -924,10 +913,10 @@ static void w_value(walk *w, const fbe_ir_type *t, LLVMValueRef dst, uint32_t pr
         w_set_pos(w, r);
         return;
     }
-    case FBE_IR_OPTIONAL:
+    case FBE_IR_SHAPE_OPTIONAL: case FBE_IR_SHAPE_OPT_STRUCT:
         w_optional(w, t, dst, pre);
         return;
-    case FBE_IR_ARRAY:
+    case FBE_IR_SHAPE_ARRAY:
         w_array(w, t, dst);
         return;
     default:

@@ -504,9 +504,8 @@ static void v_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
                     LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
-    switch (t->kind) {
-    case FBE_IR_STRING:
-    case FBE_IR_BYTES: {
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_STRING: {
         LLVMBasicBlockRef done = jit_block(e, "string_done");
         LLVMValueRef payload;
         block_ref(r, 0, pos, base, done, fail, &payload);
@@ -514,10 +513,10 @@ static void v_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
         jit_position(e, done);
         break;
     }
-    case FBE_IR_STRUCT:
+    case FBE_IR_SHAPE_STRUCT:
         v_struct_ref(r, t->struct_type, pos, base, fail);
         break;
-    case FBE_IR_OPTIONAL: {
+    case FBE_IR_SHAPE_OPTIONAL: case FBE_IR_SHAPE_OPT_STRUCT: {
         const fbe_ir_type *inner = t->elem;
         jit_if c;
         jit_if_begin(e, &c, LLVMBuildICmp(e->b, LLVMIntNE, ld8(r, pos), jit_i8(e, 0), ""));
@@ -529,7 +528,7 @@ static void v_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
         jit_if_end(e, &c);
         break;
     }
-    case FBE_IR_ARRAY: {
+    case FBE_IR_SHAPE_ARRAY: {
         const fbe_ir_type *el = t->elem;
         if (!needs_check(el))
             break;
@@ -545,11 +544,7 @@ static void v_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
         }
         break;
     }
-    case FBE_IR_VECTOR:
-    case FBE_IR_LIST:
-    case FBE_IR_SET:
-    case FBE_IR_MAP:
-    case FBE_IR_HASH: {
+    case FBE_IR_SHAPE_SEQ: case FBE_IR_SHAPE_MAP: {
         LLVMBasicBlockRef done = jit_block(e, "block_done");
         LLVMValueRef elems;
         LLVMValueRef n = block_ref(r, fbe_ir_std_entry_size(t), pos, base, done, fail, &elems);
@@ -788,15 +783,14 @@ static void d_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
                     LLVMValueRef host, LLVMBasicBlockRef fail)
 {
     jit_emit *e = r->e;
-    switch (t->kind) {
-    case FBE_IR_STRING:
-    case FBE_IR_BYTES:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_STRING:
         d_string(r, pos, base, host, fail);
         break;
-    case FBE_IR_STRUCT:
+    case FBE_IR_SHAPE_STRUCT:
         d_struct(r, t->struct_type, pos, base, host, fail);
         break;
-    case FBE_IR_OPTIONAL: {
+    case FBE_IR_SHAPE_OPTIONAL: case FBE_IR_SHAPE_OPT_STRUCT: {
         const fbe_ir_type *inner = t->elem;
         if (inner->kind == FBE_IR_STRUCT) {
             /* the pointer stays NULL unless the body passed its checks and was allocated */
@@ -820,7 +814,7 @@ static void d_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
         }
         break;
     }
-    case FBE_IR_ARRAY: {
+    case FBE_IR_SHAPE_ARRAY: {
         const fbe_ir_type *el = t->elem;
         uint32_t es = el->std_inline_size, hs = el->host_size, n = t->array_len;
         if (fbe_ir_kind_is_scalar(el->kind)) {
@@ -840,11 +834,7 @@ static void d_value(rd *r, const fbe_ir_type *t, LLVMValueRef pos, LLVMValueRef 
         jit_loop_end(e, &loop);
         break;
     }
-    case FBE_IR_VECTOR:
-    case FBE_IR_LIST:
-    case FBE_IR_SET:
-    case FBE_IR_MAP:
-    case FBE_IR_HASH:
+    case FBE_IR_SHAPE_SEQ: case FBE_IR_SHAPE_MAP:
         d_seq(r, t, pos, base, host, fail);
         break;
     default:
@@ -1112,30 +1102,26 @@ static unsigned sat_add(unsigned a, unsigned b)
 
 static unsigned type_weight(weigh *w, const fbe_ir_type *t)
 {
-    switch (t->kind) {
-    case FBE_IR_STRING:
-    case FBE_IR_BYTES:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_STRING:
         return 1;
-    case FBE_IR_STRUCT: {
+    case FBE_IR_SHAPE_STRUCT: {
         unsigned sw = struct_weight(w, t->struct_type);
         /* a call is cheap in code, an inlined body counts in full */
         return sat_add(2, sw > INLINE_WEIGHT ? 1 : sw);
     }
-    case FBE_IR_OPTIONAL:
+    case FBE_IR_SHAPE_OPTIONAL: case FBE_IR_SHAPE_OPT_STRUCT:
         return sat_add(1, type_weight(w, t->elem));
-    case FBE_IR_ARRAY: {
+    case FBE_IR_SHAPE_ARRAY: {
         unsigned ew = type_weight(w, t->elem);
         if (!ew)
             return 0;
         unsigned n = t->array_len <= UNROLL_MAX ? t->array_len : 1;
         return ew > UINT32_MAX / n ? UINT32_MAX : ew * n;
     }
-    case FBE_IR_VECTOR:
-    case FBE_IR_LIST:
-    case FBE_IR_SET:
+    case FBE_IR_SHAPE_SEQ:
         return sat_add(2, type_weight(w, t->elem));
-    case FBE_IR_MAP:
-    case FBE_IR_HASH:
+    case FBE_IR_SHAPE_MAP:
         return sat_add(2, sat_add(type_weight(w, t->key), type_weight(w, t->elem)));
     default:
         return 0;

@@ -53,16 +53,15 @@ static LLVMValueRef below_cap(jit_emit *e, LLVMValueRef acc_slot)
 /* acc += extra bytes of the value of type t at host address p (node_extra). */
 static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMValueRef acc)
 {
-    switch (t->kind) {
-    case FBE_IR_STRING:
-    case FBE_IR_BYTES: /* static_c.h's rule (sc_str_extra) */
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_STRING: /* static_c.h's rule (sc_str_extra) */
         add(e, acc, jit_call_handler(e, "str_extra", &p, 1));
         break;
-    case FBE_IR_STRUCT:
+    case FBE_IR_SHAPE_STRUCT:
         LLVMBuildStore(e->b, call_size(e, t->struct_type, p, LLVMBuildLoad2(e->b, e->i64, acc, "")),
                        acc);
         break;
-    case FBE_IR_OPTIONAL: {
+    case FBE_IR_SHAPE_OPTIONAL: case FBE_IR_SHAPE_OPT_STRUCT: {
         const fbe_ir_type *inner = t->elem;
         if (inner->kind == FBE_IR_STRUCT) {
             LLVMValueRef obj = jit_load(e, e->ptr, p, 0);
@@ -84,7 +83,7 @@ static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMVa
         }
         break;
     }
-    case FBE_IR_ARRAY:
+    case FBE_IR_SHAPE_ARRAY:
         if (!has_extras(t->elem))
             break;
         if (t->array_len <= 8) {
@@ -103,11 +102,7 @@ static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMVa
             jit_loop_end(e, &loop);
         }
         break;
-    case FBE_IR_VECTOR:
-    case FBE_IR_LIST:
-    case FBE_IR_SET:
-    case FBE_IR_MAP:
-    case FBE_IR_HASH: {
+    case FBE_IR_SHAPE_SEQ: case FBE_IR_SHAPE_MAP: {
         LLVMValueRef n = jit_load(e, e->i64, p, 8);
         bool map = fbe_ir_kind_is_keyed(t->kind);
         uint32_t inline_size = fbe_ir_std_entry_size(t);
@@ -138,13 +133,7 @@ static void emit_extra(jit_emit *e, const fbe_ir_type *t, LLVMValueRef p, LLVMVa
  * field but scalars and strings, extras or not). */
 static bool checked_after(const fbe_ir_type *t)
 {
-    switch (t->kind) {
-    case FBE_IR_STRUCT: case FBE_IR_OPTIONAL: case FBE_IR_ARRAY: case FBE_IR_VECTOR:
-    case FBE_IR_LIST: case FBE_IR_SET: case FBE_IR_MAP: case FBE_IR_HASH:
-        return true;
-    default:
-        return false;
-    }
+    return fbe_ir_shape_of(t) >= FBE_IR_SHAPE_STRUCT;
 }
 
 static LLVMValueRef trunc32(jit_emit *e, LLVMValueRef v)
@@ -187,24 +176,23 @@ static void emit_write(jit_emit *e, const fbe_ir_type *t, LLVMValueRef data, LLV
 static void emit_write(jit_emit *e, const fbe_ir_type *t, LLVMValueRef data, LLVMValueRef pos,
                        LLVMValueRef base, LLVMValueRef p, LLVMValueRef end_slot)
 {
-    switch (t->kind) {
-    case FBE_IR_BOOL: {
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_BOOL: {
         LLVMValueRef v = LLVMBuildICmp(e->b, LLVMIntNE, jit_load(e, e->i8, p, 0), jit_i8(e, 0), "");
         jit_store_at(e, LLVMBuildZExt(e->b, v, e->i8, ""), data, pos);
         break;
     }
-    case FBE_IR_STRING:
-    case FBE_IR_BYTES: { /* static_c.h's rule (sc_swrite_str), on positions in data */
+    case FBE_IR_SHAPE_STRING: { /* static_c.h's rule (sc_swrite_str), on positions in data */
         LLVMValueRef end = LLVMBuildLoad2(e->b, e->i64, end_slot, "");
         LLVMValueRef args[] = {jit_gep(e, data, end), p, jit_gep(e, data, pos), jit_gep(e, data, base)};
         LLVMValueRef block_end = jit_call_handler(e, "swrite_str", args, 4);
         LLVMBuildStore(e->b, LLVMBuildPtrDiff2(e->b, e->i8, block_end, data, ""), end_slot);
         break;
     }
-    case FBE_IR_STRUCT:
+    case FBE_IR_SHAPE_STRUCT:
         write_struct_ref(e, t->struct_type, data, pos, base, p, end_slot);
         break;
-    case FBE_IR_OPTIONAL: {
+    case FBE_IR_SHAPE_OPTIONAL: case FBE_IR_SHAPE_OPT_STRUCT: {
         const fbe_ir_type *inner = t->elem;
         LLVMValueRef present, obj = NULL;
         if (inner->kind == FBE_IR_STRUCT) {
@@ -230,7 +218,7 @@ static void emit_write(jit_emit *e, const fbe_ir_type *t, LLVMValueRef data, LLV
         jit_if_end(e, &c);
         break;
     }
-    case FBE_IR_ARRAY: {
+    case FBE_IR_SHAPE_ARRAY: {
         const fbe_ir_type *el = t->elem;
         if (t->array_len <= 8) {
             for (uint32_t i = 0; i < t->array_len; i++)
@@ -249,11 +237,7 @@ static void emit_write(jit_emit *e, const fbe_ir_type *t, LLVMValueRef data, LLV
         }
         break;
     }
-    case FBE_IR_VECTOR:
-    case FBE_IR_LIST:
-    case FBE_IR_SET:
-    case FBE_IR_MAP:
-    case FBE_IR_HASH: {
+    case FBE_IR_SHAPE_SEQ: case FBE_IR_SHAPE_MAP: {
         bool map = fbe_ir_kind_is_keyed(t->kind);
         uint32_t key_inline = map ? t->key->std_inline_size : 0;
         uint32_t inline_size = fbe_ir_std_entry_size(t);

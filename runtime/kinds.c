@@ -50,30 +50,38 @@ uint32_t fbe_ir_std_entry_size(const fbe_ir_type *t)
     return (fbe_ir_kind_is_keyed(t->kind) ? t->key->std_inline_size : 0) + t->elem->std_inline_size;
 }
 
+fbe_ir_shape fbe_ir_shape_of(const fbe_ir_type *t)
+{
+    switch (t->kind) {
+    case FBE_IR_BOOL: return FBE_IR_SHAPE_BOOL;
+    case FBE_IR_STRING:
+    case FBE_IR_BYTES: return FBE_IR_SHAPE_STRING;
+    case FBE_IR_STRUCT: return FBE_IR_SHAPE_STRUCT;
+    case FBE_IR_OPTIONAL:
+        return t->elem->kind == FBE_IR_STRUCT ? FBE_IR_SHAPE_OPT_STRUCT : FBE_IR_SHAPE_OPTIONAL;
+    case FBE_IR_ARRAY: return FBE_IR_SHAPE_ARRAY;
+    case FBE_IR_VECTOR:
+    case FBE_IR_LIST:
+    case FBE_IR_SET: return FBE_IR_SHAPE_SEQ;
+    case FBE_IR_MAP:
+    case FBE_IR_HASH: return FBE_IR_SHAPE_MAP;
+    default: return FBE_IR_SHAPE_COPY; /* integers, floats, enums, flags, decimal, uuid, timestamp */
+    }
+}
+
 /* A base type of the schema language: a scalar, string, bytes, or an enum,
  * flags or struct with its declaration. */
 static bool base_shape(const fbe_ir_type *t)
 {
     if (!t || (unsigned)t->kind >= FBE_IR_KIND_COUNT)
         return false;
-    switch (t->kind) {
-    case FBE_IR_ENUM:
+    if (t->kind == FBE_IR_ENUM)
         return t->enum_type != NULL;
-    case FBE_IR_FLAGS:
+    if (t->kind == FBE_IR_FLAGS)
         return t->flags_type != NULL;
-    case FBE_IR_STRUCT:
+    if (t->kind == FBE_IR_STRUCT)
         return t->struct_type != NULL;
-    case FBE_IR_OPTIONAL:
-    case FBE_IR_ARRAY:
-    case FBE_IR_VECTOR:
-    case FBE_IR_LIST:
-    case FBE_IR_SET:
-    case FBE_IR_MAP:
-    case FBE_IR_HASH:
-        return false;
-    default:
-        return true;
-    }
+    return fbe_ir_kind_is_scalar(t->kind) || t->kind == FBE_IR_STRING || t->kind == FBE_IR_BYTES;
 }
 
 /* T or T? of a base type T: what an array or collection holds. */

@@ -35,25 +35,6 @@ void gc_error(gc *g, const char *fmt, ...)
     g->failed = true;
 }
 
-gc_class gc_class_of(const fbe_ir_type *t)
-{
-    switch (t->kind) {
-    case FBE_IR_BOOL: return GC_BOOL;
-    case FBE_IR_STRING:
-    case FBE_IR_BYTES: return GC_STRING;
-    case FBE_IR_STRUCT: return GC_STRUCT;
-    case FBE_IR_OPTIONAL:
-        return t->elem->kind == FBE_IR_STRUCT ? GC_OPT_STRUCT : GC_OPTIONAL;
-    case FBE_IR_ARRAY: return GC_ARRAY;
-    case FBE_IR_VECTOR:
-    case FBE_IR_LIST:
-    case FBE_IR_SET: return GC_SEQ;
-    case FBE_IR_MAP:
-    case FBE_IR_HASH: return GC_MAP;
-    default: return GC_COPY; /* integers, floats, enums, flags, decimal, uuid, timestamp */
-    }
-}
-
 bool gc_is_scalar(const fbe_ir_type *t)
 {
     return fbe_ir_kind_is_scalar(t->kind);
@@ -178,7 +159,7 @@ size_t gc_node(gc *g, const fbe_ir_type *t)
 
 void gc_fn(gc *g, const fbe_ir_type *t, char *buf, size_t size)
 {
-    if (gc_class_of(t) == GC_STRUCT)
+    if (fbe_ir_shape_of(t) == FBE_IR_SHAPE_STRUCT)
         snprintf(buf, size, "s%zu", gc_struct_index(g, t->struct_type));
     else
         snprintf(buf, size, "t%zu", gc_node(g, t));
@@ -192,8 +173,8 @@ static void register_type(gc *g, const fbe_ir_type *t)
         register_type(g, t->elem);
     if (t->key)
         register_type(g, t->key);
-    gc_class c = gc_class_of(t);
-    if (c == GC_OPTIONAL || c == GC_OPT_STRUCT || c == GC_ARRAY || c == GC_SEQ || c == GC_MAP)
+    fbe_ir_shape c = fbe_ir_shape_of(t);
+    if (c >= FBE_IR_SHAPE_OPTIONAL) /* optionals, arrays, collections */
         gc_node(g, t);
 }
 

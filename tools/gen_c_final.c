@@ -52,7 +52,7 @@ static void size_expr(gc *g, const fbe_ir_type *t, const char *h)
         gc_printf(g, "(uint64_t)%" PRIu32, t->final_size);
         return;
     }
-    if (gc_class_of(t) == GC_STRING) {
+    if (fbe_ir_shape_of(t) == FBE_IR_SHAPE_STRING) {
         gc_printf(g, "sc_fstr_size(%s)", h);
         return;
     }
@@ -63,15 +63,15 @@ static void size_expr(gc *g, const fbe_ir_type *t, const char *h)
 static void write_value(gc *g, const char *ind, const fbe_ir_type *t, const char *h)
 {
     char f[32];
-    switch (gc_class_of(t)) {
-    case GC_BOOL:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_BOOL:
         gc_printf(g, "%s*w++ = (%s)[0] != 0;\n", ind, h);
         return;
-    case GC_COPY:
+    case FBE_IR_SHAPE_COPY:
         gc_printf(g, "%smemcpy(w, %s, %" PRIu32 ");\n%sw += %" PRIu32 ";\n", ind, h, t->final_size,
                   ind, t->final_size);
         return;
-    case GC_STRING:
+    case FBE_IR_SHAPE_STRING:
         gc_printf(g, "%sw = sc_fwrite_str(%s, w);\n", ind, h);
         return;
     default:
@@ -89,12 +89,12 @@ static void verify_expr(gc *g, const fbe_ir_type *t, const char *p, const char *
         snprintf(buf, size, "sc_fv_fixed(r, %s, %" PRIu32 ")", p, t->final_size);
         return;
     }
-    if (gc_class_of(t) == GC_STRING) {
+    if (fbe_ir_shape_of(t) == FBE_IR_SHAPE_STRING) {
         snprintf(buf, size, "sc_fv_str(r, %s)", p);
         return;
     }
     gc_fn(g, t, f, sizeof f);
-    if (gc_class_of(t) == GC_STRUCT)
+    if (fbe_ir_shape_of(t) == FBE_IR_SHAPE_STRUCT)
         snprintf(buf, size, "%s_fv(r, %s, %s + 1)", f, p, depth);
     else
         snprintf(buf, size, "%s_fv(r, %s, %s)", f, p, depth);
@@ -104,20 +104,20 @@ static void read_expr(gc *g, const fbe_ir_type *t, const char *p, const char *ds
                       const char *depth, char *buf, size_t size)
 {
     char f[32] = "";
-    gc_class c = gc_class_of(t);
-    if (c != GC_BOOL && c != GC_COPY && c != GC_STRING)
+    fbe_ir_shape c = fbe_ir_shape_of(t);
+    if (c != FBE_IR_SHAPE_BOOL && c != FBE_IR_SHAPE_COPY && c != FBE_IR_SHAPE_STRING)
         gc_fn(g, t, f, sizeof f);
     switch (c) {
-    case GC_BOOL:
+    case FBE_IR_SHAPE_BOOL:
         snprintf(buf, size, "sc_fd_bool(r, %s, %s)", p, dst);
         return;
-    case GC_COPY:
+    case FBE_IR_SHAPE_COPY:
         snprintf(buf, size, "sc_fd_copy(r, %s, %s, %" PRIu32 ")", p, dst, t->final_size);
         return;
-    case GC_STRING:
+    case FBE_IR_SHAPE_STRING:
         snprintf(buf, size, "sc_fd_str(r, %s, %s)", p, dst);
         return;
-    case GC_STRUCT:
+    case FBE_IR_SHAPE_STRUCT:
         snprintf(buf, size, "%s_fd(r, %s, %s, %s + 1)", f, p, dst, depth);
         return;
     default:
@@ -131,11 +131,11 @@ static void copy_value(gc *g, const char *ind, const fbe_ir_type *t, const char 
                        const char *dst)
 {
     char f[32];
-    switch (gc_class_of(t)) {
-    case GC_BOOL:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_BOOL:
         gc_printf(g, "%s(%s)[0] = (%s)[0] != 0;\n", ind, dst, p);
         return;
-    case GC_COPY:
+    case FBE_IR_SHAPE_COPY:
         gc_printf(g, "%smemcpy(%s, %s, %" PRIu32 ");\n", ind, dst, p, t->final_size);
         return;
     default:
@@ -512,26 +512,26 @@ static void node_size(gc *g, size_t n)
         gc_printf(g, "    (void)h;\n    return %" PRIu32 ";\n}\n\n", t->final_size);
         return;
     }
-    switch (gc_class_of(t)) {
-    case GC_OPTIONAL:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_OPTIONAL:
         snprintf(h, sizeof h, "h + %" PRIu32, t->host_value_offset);
         gc_printf(g, "    if (!h[0])\n        return 1;\n    return 1 + ");
         size_expr(g, e, h);
         gc_printf(g, ";\n");
         break;
-    case GC_OPT_STRUCT:
+    case FBE_IR_SHAPE_OPT_STRUCT:
         gc_printf(g, "    const uint8_t *p = sc_ptr_at(h);\n    return p ? 1 + ");
         size_expr(g, e, "p");
         gc_printf(g, " : 1;\n");
         break;
-    case GC_ARRAY:
+    case FBE_IR_SHAPE_ARRAY:
         snprintf(h, sizeof h, "h + (size_t)i * %" PRIu32, e->host_size);
         gc_printf(g, "    uint64_t sum = 0;\n    for (uint32_t i = 0; i < %" PRIu32 "u; i++) {\n"
                      "        sum += ", t->array_len);
         size_expr(g, e, h);
         gc_printf(g, ";\n        if (sum > SC_SAT)\n            return SC_SAT;\n    }\n    return sum;\n");
         break;
-    case GC_SEQ:
+    case FBE_IR_SHAPE_SEQ:
         gc_printf(g, "    sc_view v = sc_view_at(h);\n    if (v.size > UINT32_MAX)\n        return SC_SAT;\n");
         if (e->final_fixed) {
             gc_printf(g, "    uint64_t sum = 4 + (uint64_t)v.size * %" PRIu32 ";\n"
@@ -543,7 +543,7 @@ static void node_size(gc *g, size_t n)
         size_expr(g, e, h);
         gc_printf(g, ";\n        if (sum > SC_SAT)\n            return SC_SAT;\n    }\n    return sum;\n");
         break;
-    case GC_MAP:
+    case FBE_IR_SHAPE_MAP:
         gc_printf(g, "    sc_view v = sc_view_at(h);\n    if (v.size > UINT32_MAX)\n        return SC_SAT;\n");
         if (k->final_fixed && e->final_fixed) {
             uint64_t per = final_entry_size(t);
@@ -573,21 +573,21 @@ static void node_write(gc *g, size_t n)
     const fbe_ir_type *t = g->nodes[n], *e = t->elem, *k = t->key;
     char h[128];
     gc_printf(g, "static uint8_t *t%zu_fwrite(const uint8_t *h, uint8_t *w)\n{\n", n);
-    switch (gc_class_of(t)) {
-    case GC_OPTIONAL:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_OPTIONAL:
         snprintf(h, sizeof h, "h + %" PRIu32, t->host_value_offset);
         gc_printf(g, "    if (!h[0]) {\n        *w = 0;\n        return w + 1;\n    }\n    *w++ = 1;\n");
         write_value(g, "    ", e, h);
         gc_printf(g, "    return w;\n");
         break;
-    case GC_OPT_STRUCT:
+    case FBE_IR_SHAPE_OPT_STRUCT:
         gc_printf(g, "    const uint8_t *p = sc_ptr_at(h);\n"
                      "    if (!p) {\n        *w = 0;\n        return w + 1;\n    }\n    *w++ = 1;\n"
                      "    return s%zu_fwrite(p, w);\n",
                   gc_struct_index(g, e->struct_type));
         break;
-    case GC_ARRAY:
-        if (gc_class_of(e) == GC_COPY) {
+    case FBE_IR_SHAPE_ARRAY:
+        if (fbe_ir_shape_of(e) == FBE_IR_SHAPE_COPY) {
             gc_printf(g, "    memcpy(w, h, %" PRIu32 ");\n    return w + %" PRIu32 ";\n", t->final_size,
                       t->final_size);
             break;
@@ -597,9 +597,9 @@ static void node_write(gc *g, size_t n)
         write_value(g, "        ", e, h);
         gc_printf(g, "    }\n    return w;\n");
         break;
-    case GC_SEQ:
+    case FBE_IR_SHAPE_SEQ:
         gc_printf(g, "    sc_view v = sc_view_at(h);\n    sc_wr32(w, (uint32_t)v.size);\n    w += 4;\n");
-        if (gc_class_of(e) == GC_COPY) {
+        if (fbe_ir_shape_of(e) == FBE_IR_SHAPE_COPY) {
             gc_printf(g, "    if (v.size)\n        memcpy(w, v.data, v.size * %" PRIu32 ");\n"
                          "    return w + v.size * %" PRIu32 ";\n",
                       e->final_size, e->final_size);
@@ -610,7 +610,7 @@ static void node_write(gc *g, size_t n)
         write_value(g, "        ", e, h);
         gc_printf(g, "    }\n    return w;\n");
         break;
-    case GC_MAP:
+    case FBE_IR_SHAPE_MAP:
         gc_printf(g, "    sc_view v = sc_view_at(h);\n    sc_wr32(w, (uint32_t)v.size);\n    w += 4;\n"
                      "    for (size_t i = 0; i < v.size; i++) {\n"
                      "        const uint8_t *entry = v.data + i * %" PRIu32 ";\n",
@@ -641,23 +641,23 @@ static void node_verify(gc *g, size_t n)
         gc_printf(g, "    return p + %" PRIu32 ";\n}\n\n", t->final_size);
         return;
     }
-    switch (gc_class_of(t)) {
-    case GC_OPTIONAL:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_OPTIONAL:
         verify_expr(g, e, "p + 1", "depth", call, sizeof call);
         gc_printf(g, "    if (SC_UNLIKELY(sc_room(r, p) < 1))\n        return NULL;\n"
                      "    if (!*p)\n        return p + 1;\n    return %s;\n", call);
         break;
-    case GC_OPT_STRUCT:
+    case FBE_IR_SHAPE_OPT_STRUCT:
         gc_printf(g, "    if (SC_UNLIKELY(sc_room(r, p) < 1))\n        return NULL;\n"
                      "    if (!*p)\n        return p + 1;\n    return s%zu_fv(r, p + 1, depth + 1);\n",
                   gc_struct_index(g, e->struct_type));
         break;
-    case GC_ARRAY:
+    case FBE_IR_SHAPE_ARRAY:
         verify_expr(g, e, "p", "depth", call, sizeof call);
         gc_printf(g, "    for (uint32_t i = 0; i < %" PRIu32 "u && p; i++)\n        p = %s;\n    return p;\n",
                   t->array_len, call);
         break;
-    case GC_SEQ:
+    case FBE_IR_SHAPE_SEQ:
         fits_expr(fbe_interp_count_min(g->interp, t), fits, sizeof fits);
         gc_printf(g, "    size_t room = sc_room(r, p);\n"
                      "    if (SC_UNLIKELY(room < 4))\n        return NULL;\n"
@@ -673,7 +673,7 @@ static void node_verify(gc *g, size_t n)
         verify_expr(g, e, "p", "depth", call, sizeof call);
         gc_printf(g, "    for (uint32_t i = 0; i < count && p; i++)\n        p = %s;\n    return p;\n", call);
         break;
-    case GC_MAP:
+    case FBE_IR_SHAPE_MAP:
         fits_expr(fbe_interp_count_min(g->interp, t), fits, sizeof fits);
         gc_printf(g, "    size_t room = sc_room(r, p);\n"
                      "    if (SC_UNLIKELY(room < 4))\n        return NULL;\n"
@@ -707,7 +707,7 @@ static void fixed_elems(gc *g, const fbe_ir_type *e, const char *ind)
 {
     char dst[64];
     snprintf(dst, sizeof dst, "m + (size_t)i * %" PRIu32, e->host_size);
-    if (gc_class_of(e) == GC_COPY) {
+    if (fbe_ir_shape_of(e) == FBE_IR_SHAPE_COPY) {
         gc_printf(g, "%smemcpy(m, p, (size_t)count * %" PRIu32 ");\n%sp += (size_t)count * %" PRIu32 ";\n",
                   ind, e->final_size, ind, e->final_size);
         return;
@@ -732,8 +732,8 @@ static void node_read(gc *g, size_t n)
         gc_printf(g, "    t%zu_fcopy(p, dst);\n    return p + %" PRIu32 ";\n}\n\n", n, t->final_size);
         return;
     }
-    switch (gc_class_of(t)) {
-    case GC_OPTIONAL:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_OPTIONAL:
         snprintf(dst, sizeof dst, "dst + %" PRIu32, t->host_value_offset);
         read_expr(g, e, "p + 1", dst, "depth", call, sizeof call);
         gc_printf(g, "    memset(dst, 0, %" PRIu32 "); /* absent, value zero */\n"
@@ -742,7 +742,7 @@ static void node_read(gc *g, size_t n)
                      "    const uint8_t *q = %s;\n    if (q)\n        dst[0] = 1;\n    return q;\n",
                   t->host_size, call);
         break;
-    case GC_OPT_STRUCT: {
+    case FBE_IR_SHAPE_OPT_STRUCT: {
         const fbe_ir_struct *st = e->struct_type;
         size_t sk = gc_struct_index(g, st);
         gc_printf(g, "    sc_set_ptr(dst, NULL);\n"
@@ -765,15 +765,15 @@ static void node_read(gc *g, size_t n)
                          "    if (q)\n        sc_set_ptr(dst, m);\n    return q;\n", sk);
         break;
     }
-    case GC_ARRAY:
+    case FBE_IR_SHAPE_ARRAY:
         snprintf(dst, sizeof dst, "dst + (size_t)i * %" PRIu32, e->host_size);
         read_expr(g, e, "p", dst, "depth", call, sizeof call);
         gc_printf(g, "    for (uint32_t i = 0; i < %" PRIu32 "u && p; i++)\n        p = %s;\n    return p;\n",
                   t->array_len, call);
         break;
-    case GC_SEQ:
-    case GC_MAP: {
-        bool map = gc_class_of(t) == GC_MAP;
+    case FBE_IR_SHAPE_SEQ:
+    case FBE_IR_SHAPE_MAP: {
+        bool map = fbe_ir_shape_of(t) == FBE_IR_SHAPE_MAP;
         uint32_t hs = map ? t->host_entry_size : e->host_size;
         fits_expr(fbe_interp_count_min(g->interp, t), fits, sizeof fits);
         gc_printf(g, "    size_t room = sc_room(r, p);\n    sc_set_view(dst, NULL, 0);\n"
@@ -826,7 +826,7 @@ static void node_copy(gc *g, size_t n)
 {
     const fbe_ir_type *t = g->nodes[n], *e = t->elem;
     gc_printf(g, "static void t%zu_fcopy(const uint8_t *p, uint8_t *dst)\n{\n", n);
-    if (gc_class_of(e) == GC_COPY) {
+    if (fbe_ir_shape_of(e) == FBE_IR_SHAPE_COPY) {
         gc_printf(g, "    memcpy(dst, p, %" PRIu32 ");\n}\n\n", t->final_size);
         return;
     }

@@ -21,19 +21,6 @@
 #include "fbe/codec.h"
 #include "fbe/schema.h"
 
-/* What the generated code does with a value, from its IR type. */
-typedef enum gc_class {
-    GC_BOOL,       /* one byte, normalised to 0/1 */
-    GC_COPY,       /* a scalar whose host bytes are its wire bytes */
-    GC_STRING,     /* string, bytes: host {pointer, size_t} */
-    GC_STRUCT,     /* by value */
-    GC_OPTIONAL,   /* {bool has_value; T value;} */
-    GC_OPT_STRUCT, /* pointer, NULL = absent */
-    GC_ARRAY,
-    GC_SEQ,        /* vector, list, set */
-    GC_MAP         /* map, hash */
-} gc_class;
-
 typedef struct gc {
     FILE *out;
     const fbe_schema *schema;
@@ -71,8 +58,7 @@ void gc_error(gc *g, const char *fmt, ...)
 #endif
     ;
 
-gc_class gc_class_of(const fbe_ir_type *t);
-bool gc_is_scalar(const fbe_ir_type *t);      /* GC_BOOL or GC_COPY */
+bool gc_is_scalar(const fbe_ir_type *t);      /* FBE_IR_SHAPE_BOOL or FBE_IR_SHAPE_COPY */
 /* A scalar whose host bytes are its wire bytes, or an array of them (no bool):
  * copied with one memcpy in both models. */
 size_t gc_struct_index(const gc *g, const fbe_ir_struct *st);

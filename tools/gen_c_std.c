@@ -37,12 +37,12 @@
 static void extra(gc *g, const fbe_ir_type *t, const char *h, const char *acc)
 {
     char f[32];
-    switch (gc_class_of(t)) {
-    case GC_BOOL:
-    case GC_COPY:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_BOOL:
+    case FBE_IR_SHAPE_COPY:
         gc_printf(g, "%s", acc);
         return;
-    case GC_STRING:
+    case FBE_IR_SHAPE_STRING:
         gc_printf(g, "%s + sc_str_extra(%s)", acc, h);
         return;
     default:
@@ -57,14 +57,14 @@ static void write_value(gc *g, const char *ind, const fbe_ir_type *t, const char
                         const char *pos, const char *base)
 {
     char f[32];
-    switch (gc_class_of(t)) {
-    case GC_BOOL:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_BOOL:
         gc_printf(g, "%s(%s)[0] = (%s)[0] != 0;\n", ind, pos, h);
         return;
-    case GC_COPY:
+    case FBE_IR_SHAPE_COPY:
         gc_printf(g, "%smemcpy(%s, %s, %" PRIu32 ");\n", ind, pos, h, t->std_inline_size);
         return;
-    case GC_STRING:
+    case FBE_IR_SHAPE_STRING:
         gc_printf(g, "%send = sc_swrite_str(end, %s, %s, %s);\n", ind, h, pos, base);
         return;
     default:
@@ -79,18 +79,18 @@ static bool verify_expr(gc *g, const fbe_ir_type *t, const char *pos, const char
                         const char *depth, char *buf, size_t size)
 {
     char f[32];
-    switch (gc_class_of(t)) {
-    case GC_BOOL:
-    case GC_COPY:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_BOOL:
+    case FBE_IR_SHAPE_COPY:
         return false;
-    case GC_STRING:
+    case FBE_IR_SHAPE_STRING:
         snprintf(buf, size, "sc_sv_str(r, %s, %s)", pos, base);
         return true;
-    case GC_STRUCT:
+    case FBE_IR_SHAPE_STRUCT:
         gc_fn(g, t, f, sizeof f);
         snprintf(buf, size, "%s_sv(r, %s, %s, %s + 1)", f, pos, base, depth);
         return true;
-    case GC_ARRAY:
+    case FBE_IR_SHAPE_ARRAY:
         if (fbe_interp_std_inline_only(t))
             return false;
         /* fall through */
@@ -104,7 +104,7 @@ static bool verify_expr(gc *g, const fbe_ir_type *t, const char *pos, const char
 static void read_scalar(gc *g, const char *ind, const fbe_ir_type *t, const char *src,
                         const char *h)
 {
-    if (gc_class_of(t) == GC_BOOL)
+    if (fbe_ir_shape_of(t) == FBE_IR_SHAPE_BOOL)
         gc_printf(g, "%s(%s)[0] = (%s)[0] != 0;\n", ind, h, src);
     else
         gc_printf(g, "%smemcpy(%s, %s, %" PRIu32 ");\n", ind, h, src, t->std_inline_size);
@@ -115,11 +115,11 @@ static void read_expr(gc *g, const fbe_ir_type *t, const char *pos, const char *
                       const char *h, const char *depth, char *buf, size_t size)
 {
     char f[32];
-    switch (gc_class_of(t)) {
-    case GC_STRING:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_STRING:
         snprintf(buf, size, "sc_sd_str(r, %s, %s, %s)", pos, base, h);
         return;
-    case GC_STRUCT:
+    case FBE_IR_SHAPE_STRUCT:
         gc_fn(g, t, f, sizeof f);
         snprintf(buf, size, "%s_sd(r, %s, %s, %s, %s + 1)", f, pos, base, h, depth);
         return;
@@ -161,8 +161,8 @@ void gc_emit_std_decls(gc *g)
                      "unsigned depth);\n", n);
         gc_printf(g, "static SC_UNUSED fbe_status t%zu_sd(sc_rd *r, uint64_t pos, uint64_t base, uint8_t *h, "
                      "unsigned depth);\n", n);
-        gc_class c = gc_class_of(g->nodes[n]);
-        if (c == GC_SEQ || c == GC_MAP)
+        fbe_ir_shape c = fbe_ir_shape_of(g->nodes[n]);
+        if (c == FBE_IR_SHAPE_SEQ || c == FBE_IR_SHAPE_MAP)
             gc_printf(g, "static SC_UNUSED fbe_status t%zu_svel(sc_rd *r, uint64_t elems, uint32_t count, "
                          "uint64_t base, unsigned depth);\n", n);
     }
@@ -217,7 +217,7 @@ static void size_fields(gc *g, const fbe_ir_struct *st, const char *stop)
             continue;
         char h[64];
         snprintf(h, sizeof h, "h + %" PRIu32, f->host_offset);
-        if (gc_class_of(f->type) == GC_STRING) { /* adds at most 2^32 + 4: no check needed */
+        if (fbe_ir_shape_of(f->type) == FBE_IR_SHAPE_STRING) { /* adds at most 2^32 + 4: no check needed */
             gc_printf(g, "    acc += sc_str_extra(%s); /* %s */\n", h, f->name);
             continue;
         }
@@ -393,10 +393,10 @@ static void struct_read(gc *g, size_t k)
             continue;
         }
         gc_printf(g, "    /* %s */\n", f->name);
-        if (gc_class_of(f->type) == GC_BOOL) {
+        if (fbe_ir_shape_of(f->type) == FBE_IR_SHAPE_BOOL) {
             gc_printf(g, "    h[%" PRIu32 "] = r->data[body + %" PRIu32 "] != 0;\n", f->host_offset,
                       f->std_offset);
-        } else if (gc_class_of(f->type) == GC_ARRAY && gc_class_of(f->type->elem) == GC_BOOL) {
+        } else if (fbe_ir_shape_of(f->type) == FBE_IR_SHAPE_ARRAY && fbe_ir_shape_of(f->type->elem) == FBE_IR_SHAPE_BOOL) {
             gc_printf(g, "    sc_bools(h + %" PRIu32 ", r->data + body + %" PRIu32 ", %" PRIu32 ");\n",
                       f->host_offset, f->std_offset, f->type->array_len);
         } else {
@@ -415,20 +415,20 @@ static void node_size(gc *g, size_t n)
     const fbe_ir_type *t = g->nodes[n], *e = t->elem, *k = t->key;
     char h[128], acc[64];
     gc_printf(g, "static uint64_t t%zu_ssize(const uint8_t *h, uint64_t acc)\n{\n", n);
-    switch (gc_class_of(t)) {
-    case GC_OPTIONAL:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_OPTIONAL:
         snprintf(h, sizeof h, "h + %" PRIu32, t->host_value_offset);
         snprintf(acc, sizeof acc, "acc + %" PRIu32, e->std_inline_size);
         gc_printf(g, "    if (!h[0])\n        return acc;\n    return ");
         extra(g, e, h, acc);
         gc_printf(g, ";\n");
         break;
-    case GC_OPT_STRUCT:
+    case FBE_IR_SHAPE_OPT_STRUCT:
         gc_printf(g, "    const uint8_t *p = sc_ptr_at(h);\n"
                      "    return p ? s%zu_ssize(p, acc + 4) : acc;\n",
                   gc_struct_index(g, e->struct_type));
         break;
-    case GC_ARRAY:
+    case FBE_IR_SHAPE_ARRAY:
         if (gc_is_scalar(e)) {
             gc_printf(g, "    (void)h;\n    return acc;\n");
             break;
@@ -439,7 +439,7 @@ static void node_size(gc *g, size_t n)
         extra(g, e, h, "acc");
         gc_printf(g, ";\n    return acc;\n");
         break;
-    case GC_SEQ:
+    case FBE_IR_SHAPE_SEQ:
         gc_printf(g, "    sc_view v = sc_view_at(h);\n    acc += sc_block(v.size, %" PRIu32 ");\n",
                   e->std_inline_size);
         if (gc_is_scalar(e)) {
@@ -451,7 +451,7 @@ static void node_size(gc *g, size_t n)
         extra(g, e, h, "acc");
         gc_printf(g, ";\n    return acc;\n");
         break;
-    case GC_MAP:
+    case FBE_IR_SHAPE_MAP:
         gc_printf(g, "    sc_view v = sc_view_at(h);\n    acc += sc_block(v.size, %" PRIu32 ");\n",
                   fbe_ir_std_entry_size(t));
         if (gc_is_scalar(k) && gc_is_scalar(e)) {
@@ -487,8 +487,8 @@ static void node_write(gc *g, size_t n)
     gc_printf(g, "static uint8_t *t%zu_swrite(uint8_t *end, const uint8_t *h, uint8_t *pos, "
                  "const uint8_t *base)\n{\n",
               n);
-    switch (gc_class_of(t)) {
-    case GC_OPTIONAL:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_OPTIONAL:
         snprintf(h, sizeof h, "h + %" PRIu32, t->host_value_offset);
         gc_printf(g, "    if (h[0]) {\n        uint8_t *slot = end;\n        pos[0] = 1;\n"
                      "        sc_wr32(pos + 1, (uint32_t)(slot - base));\n"
@@ -498,7 +498,7 @@ static void node_write(gc *g, size_t n)
         gc_printf(g, "        return end;\n    }\n    pos[0] = 0;\n    sc_wr32(pos + 1, 0);\n"
                      "    return end;\n");
         break;
-    case GC_OPT_STRUCT:
+    case FBE_IR_SHAPE_OPT_STRUCT:
         gc_printf(g, "    const uint8_t *p = sc_ptr_at(h);\n"
                      "    if (p) {\n        uint8_t *slot = end;\n        pos[0] = 1;\n"
                      "        sc_wr32(pos + 1, (uint32_t)(slot - base));\n"
@@ -506,8 +506,8 @@ static void node_write(gc *g, size_t n)
                      "    pos[0] = 0;\n    sc_wr32(pos + 1, 0);\n    return end;\n",
                   gc_struct_index(g, e->struct_type));
         break;
-    case GC_ARRAY:
-        if (gc_class_of(e) == GC_COPY) {
+    case FBE_IR_SHAPE_ARRAY:
+        if (fbe_ir_shape_of(e) == FBE_IR_SHAPE_COPY) {
             gc_printf(g, "    (void)base;\n    memcpy(pos, h, %" PRIu32 ");\n    return end;\n",
                       t->std_inline_size);
             break;
@@ -518,13 +518,13 @@ static void node_write(gc *g, size_t n)
         write_value(g, "        ", e, h, pos, "base");
         gc_printf(g, "    }\n    return end;\n");
         break;
-    case GC_SEQ:
+    case FBE_IR_SHAPE_SEQ:
         gc_printf(g, "    sc_view v = sc_view_at(h);\n    uint8_t *blk = end;\n"
                      "    end += 4 + v.size * %" PRIu32 ";\n"
                      "    sc_wr32(pos, (uint32_t)(blk - base));\n    sc_wr32(blk, (uint32_t)v.size);\n"
                      "    if (!v.size)\n        return end;\n",
                   e->std_inline_size);
-        if (gc_class_of(e) == GC_COPY) {
+        if (fbe_ir_shape_of(e) == FBE_IR_SHAPE_COPY) {
             gc_printf(g, "    memcpy(blk + 4, v.data, v.size * %" PRIu32 ");\n    return end;\n",
                       e->std_inline_size);
             break;
@@ -535,7 +535,7 @@ static void node_write(gc *g, size_t n)
         write_value(g, "        ", e, h, pos, "base");
         gc_printf(g, "    }\n    return end;\n");
         break;
-    case GC_MAP: {
+    case FBE_IR_SHAPE_MAP: {
         uint32_t ks = k->std_inline_size, es = fbe_ir_std_entry_size(t);
         gc_printf(g, "    sc_view v = sc_view_at(h);\n    uint8_t *blk = end;\n"
                      "    end += 4 + v.size * %" PRIu32 ";\n"
@@ -566,7 +566,7 @@ static void node_verify_elems(gc *g, size_t n)
                  "uint64_t base, unsigned depth)\n{\n"
                  "    (void)r;\n    (void)elems;\n    (void)count;\n    (void)base;\n    (void)depth;\n",
               n);
-    if (gc_class_of(t) == GC_MAP) {
+    if (fbe_ir_shape_of(t) == FBE_IR_SHAPE_MAP) {
         uint32_t ks = k->std_inline_size, es = fbe_ir_std_entry_size(t);
         char kc[256] = "", vc[256] = "";
         bool kv = verify_expr(g, k, "p", "base", "depth", kc, sizeof kc);
@@ -599,8 +599,8 @@ static void node_verify(gc *g, size_t n)
     gc_printf(g, "static fbe_status t%zu_sv(sc_rd *r, uint64_t pos, uint64_t base, unsigned depth)\n{\n"
                  "    (void)r;\n    (void)pos;\n    (void)base;\n    (void)depth;\n",
               n);
-    switch (gc_class_of(t)) {
-    case GC_OPTIONAL:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_OPTIONAL:
         gc_printf(g, "    uint64_t slot = 0;\n"
                      "    fbe_status st = sc_chk_optional(r, pos, base, %" PRIu32 ", &slot);\n"
                      "    if (st != FBE_OK || !slot)\n        return st;\n",
@@ -610,14 +610,14 @@ static void node_verify(gc *g, size_t n)
         else
             gc_printf(g, "    return FBE_OK;\n");
         break;
-    case GC_OPT_STRUCT:
+    case FBE_IR_SHAPE_OPT_STRUCT:
         gc_printf(g, "    uint64_t slot = 0;\n"
                      "    fbe_status st = sc_chk_optional(r, pos, base, 4, &slot);\n"
                      "    if (st != FBE_OK || !slot)\n        return st;\n"
                      "    return s%zu_sv(r, slot, slot, depth + 1);\n",
                   gc_struct_index(g, e->struct_type));
         break;
-    case GC_ARRAY:
+    case FBE_IR_SHAPE_ARRAY:
         snprintf(pos, sizeof pos, "pos + (uint64_t)i * %" PRIu32, e->std_inline_size);
         if (verify_expr(g, e, pos, "base", "depth", call, sizeof call))
             gc_printf(g, "    fbe_status st;\n    for (uint32_t i = 0; i < %" PRIu32 "u; i++)\n"
@@ -625,8 +625,8 @@ static void node_verify(gc *g, size_t n)
                       t->array_len, call);
         gc_printf(g, "    return FBE_OK;\n");
         break;
-    case GC_SEQ:
-    case GC_MAP: {
+    case FBE_IR_SHAPE_SEQ:
+    case FBE_IR_SHAPE_MAP: {
         uint32_t es = fbe_ir_std_entry_size(t);
         gc_printf(g, "    uint64_t elems = 0;\n    uint32_t count = 0;\n"
                      "    fbe_status st = sc_chk_block(r, pos, base, %" PRIu32 ", &elems, &count);\n"
@@ -646,7 +646,7 @@ static void node_verify(gc *g, size_t n)
 static void read_scalars(gc *g, const char *ind, const fbe_ir_type *e, const char *src,
                          const char *h, const char *count)
 {
-    if (gc_class_of(e) == GC_BOOL)
+    if (fbe_ir_shape_of(e) == FBE_IR_SHAPE_BOOL)
         gc_printf(g, "%ssc_bools(%s, %s, %s);\n", ind, h, src, count);
     else
         gc_printf(g, "%smemcpy(%s, %s, (size_t)%s * %" PRIu32 ");\n", ind, h, src, count,
@@ -661,8 +661,8 @@ static void node_read(gc *g, size_t n)
                  "unsigned depth)\n{\n"
                  "    (void)r;\n    (void)pos;\n    (void)base;\n    (void)depth;\n",
               n);
-    switch (gc_class_of(t)) {
-    case GC_OPTIONAL:
+    switch (fbe_ir_shape_of(t)) {
+    case FBE_IR_SHAPE_OPTIONAL:
         gc_printf(g, "    uint64_t slot = 0;\n"
                      "    fbe_status st = sc_chk_optional(r, pos, base, %" PRIu32 ", &slot);\n"
                      "    if (st != FBE_OK || !slot) {\n        memset(h, 0, %" PRIu32 "); /* absent */\n"
@@ -677,7 +677,7 @@ static void node_read(gc *g, size_t n)
             gc_printf(g, "    return %s;\n", call);
         }
         break;
-    case GC_OPT_STRUCT: {
+    case FBE_IR_SHAPE_OPT_STRUCT: {
         const fbe_ir_struct *st = e->struct_type;
         gc_printf(g, "    uint64_t slot = 0;\n"
                      "    sc_set_ptr(h, NULL);\n"
@@ -691,7 +691,7 @@ static void node_read(gc *g, size_t n)
                   st->host_size, gc_struct_index(g, st));
         break;
     }
-    case GC_ARRAY:
+    case FBE_IR_SHAPE_ARRAY:
         if (gc_is_scalar(e)) {
             char cnt[32];
             snprintf(cnt, sizeof cnt, "%" PRIu32 "u", t->array_len);
@@ -706,9 +706,9 @@ static void node_read(gc *g, size_t n)
                      "    return FBE_OK;\n",
                   t->array_len, call);
         break;
-    case GC_SEQ:
-    case GC_MAP: {
-        bool map = gc_class_of(t) == GC_MAP;
+    case FBE_IR_SHAPE_SEQ:
+    case FBE_IR_SHAPE_MAP: {
+        bool map = fbe_ir_shape_of(t) == FBE_IR_SHAPE_MAP;
         uint32_t ks = map ? k->std_inline_size : 0, es = fbe_ir_std_entry_size(t);
         uint32_t hs = map ? t->host_entry_size : e->host_size;
         bool scalar = gc_is_scalar(e) && (!map || gc_is_scalar(k));
@@ -779,8 +779,8 @@ void gc_emit_std(gc *g)
         node_size(g, n);
         node_write(g, n);
         node_verify(g, n);
-        gc_class c = gc_class_of(g->nodes[n]);
-        if (c == GC_SEQ || c == GC_MAP)
+        fbe_ir_shape c = fbe_ir_shape_of(g->nodes[n]);
+        if (c == FBE_IR_SHAPE_SEQ || c == FBE_IR_SHAPE_MAP)
             node_verify_elems(g, n);
         node_read(g, n);
     }

@@ -92,6 +92,23 @@ bool fbe_ir_kind_is_keyed(fbe_ir_kind kind);
  * key and value together). */
 uint32_t fbe_ir_std_entry_size(const fbe_ir_type *t);
 
+/* What every backend does with a value of a type: one classification for the
+ * interpreter's operations, the JIT's lowering and `fbec c`'s generators.
+ * The shapes from FBE_IR_SHAPE_OPTIONAL on hold element types. */
+typedef enum fbe_ir_shape {
+    FBE_IR_SHAPE_BOOL,       /* one byte, normalised to 0/1 */
+    FBE_IR_SHAPE_COPY,       /* a scalar whose host bytes are its wire bytes */
+    FBE_IR_SHAPE_STRING,     /* string, bytes: host {pointer, size_t} */
+    FBE_IR_SHAPE_STRUCT,     /* by value */
+    FBE_IR_SHAPE_OPTIONAL,   /* host {bool has_value; T value;} */
+    FBE_IR_SHAPE_OPT_STRUCT, /* host pointer, NULL = absent */
+    FBE_IR_SHAPE_ARRAY,      /* N inline elements */
+    FBE_IR_SHAPE_SEQ,        /* vector, list, set: host {T *data; size_t size;} */
+    FBE_IR_SHAPE_MAP         /* map, hash: host {entry *data; size_t size;} */
+} fbe_ir_shape;
+
+fbe_ir_shape fbe_ir_shape_of(const fbe_ir_type *t);
+
 /* Whether a field's type has a shape the schema language can write: a base
  * type (scalar, string, bytes, enum, flags, struct, each with its declaration),
  * an optional of one, or an array or collection of a base type or an optional

@@ -140,71 +140,58 @@ static void lower_type(lowering *L, const fbe_ir_type *t, interp_node *n)
     n->final_fixed = t->final_fixed;
     n->final_size = t->final_size;
     n->host_size = t->host_size;
-    switch (t->kind) {
-    case FBE_IR_BOOL:
+    fbe_ir_shape shape = fbe_ir_shape_of(t);
+    switch (shape) {
+    case FBE_IR_SHAPE_BOOL:
         n->op = OP_BOOL;
-        break;
-    case FBE_IR_STRING:
-    case FBE_IR_BYTES:
+        return;
+    case FBE_IR_SHAPE_COPY: /* integers, floats, enums, flags, decimal, uuid, timestamp */
+        n->op = (uint8_t)scalar_op(t->std_inline_size);
+        return;
+    case FBE_IR_SHAPE_STRING:
         n->op = OP_STRING;
-        break;
-    case FBE_IR_STRUCT:
+        return;
+    case FBE_IR_SHAPE_STRUCT:
         n->op = OP_STRUCT;
         n->prog = prog_for(L, t->struct_type);
         if (!n->prog)
             L->missing = true;
-        break;
-    case FBE_IR_OPTIONAL: {
-        interp_node *inner = fbe_arena_alloc(&L->codec->arena, sizeof *inner);
-        if (!inner) {
-            L->failed = true;
-            return;
-        }
-        lower_type(L, t->elem, inner);
-        n->elem = inner;
-        if (t->elem->kind == FBE_IR_STRUCT) {
-            n->op = OP_OPT_STRUCT;
-            n->prog = inner->prog;
-        } else {
-            n->op = OP_OPTIONAL;
-            n->host_value_offset = t->host_value_offset;
-        }
+        return;
+    default:
         break;
     }
-    case FBE_IR_ARRAY:
-    case FBE_IR_VECTOR:
-    case FBE_IR_LIST:
-    case FBE_IR_SET:
-    case FBE_IR_MAP:
-    case FBE_IR_HASH: {
-        interp_node *elem = fbe_arena_alloc(&L->codec->arena, sizeof *elem);
-        if (!elem) {
-            L->failed = true;
-            return;
-        }
-        lower_type(L, t->elem, elem);
-        n->elem = elem;
-        if (t->kind == FBE_IR_ARRAY) {
-            n->op = OP_ARRAY;
-            n->count = t->array_len;
-        } else if (fbe_ir_kind_is_keyed(t->kind)) {
-            interp_node *key = fbe_arena_alloc(&L->codec->arena, sizeof *key);
-            if (!key) {
-                L->failed = true;
-                return;
-            }
-            lower_type(L, t->key, key);
-            n->key = key;
-            n->op = OP_MAP;
-            n->entry_value_offset = t->host_entry_value_offset;
-            n->entry_size = t->host_entry_size;
-        } else {
-            n->op = OP_SEQ;
-        }
-        break;
+    /* optionals, arrays and collections: the element (and a map's key) first */
+    interp_node *elem = fbe_arena_alloc(&L->codec->arena, sizeof *elem);
+    interp_node *key = shape == FBE_IR_SHAPE_MAP ? fbe_arena_alloc(&L->codec->arena, sizeof *key)
+                                                 : NULL;
+    if (!elem || (shape == FBE_IR_SHAPE_MAP && !key)) {
+        L->failed = true;
+        return;
     }
-    default: /* integers, floats, enums, flags, decimal, uuid, timestamp */
-        n->op = (uint8_t)scalar_op(t->std_inline_size);
+    lower_type(L, t->elem, elem);
+    n->elem = elem;
+    switch (shape) {
+    case FBE_IR_SHAPE_OPT_STRUCT:
+        n->op = OP_OPT_STRUCT;
+        n->prog = elem->prog;
+        break;
+    case FBE_IR_SHAPE_OPTIONAL:
+        n->op = OP_OPTIONAL;
+        n->host_value_offset = t->host_value_offset;
+        break;
+    case FBE_IR_SHAPE_ARRAY:
+        n->op = OP_ARRAY;
+        n->count = t->array_len;
+        break;
+    case FBE_IR_SHAPE_MAP:
+        lower_type(L, t->key, key);
+        n->key = key;
+        n->op = OP_MAP;
+        n->entry_value_offset = t->host_entry_value_offset;
+        n->entry_size = t->host_entry_size;
+        break;
+    default:
+        n->op = OP_SEQ;
         break;
     }
 }
