@@ -1203,7 +1203,7 @@ static void define_entry_verify(fin *F, const fbe_ir_struct *st, jit_struct_fns 
     jit_if_begin(e, &c, LLVMBuildIsNotNull(e->b, info, ""));
     jit_store(e, jit_i32(e, FBE_OK), info, offsetof(fbe_verify_info, status));
     jit_store(e, jit_i64(e, 0), info, offsetof(fbe_verify_info, offset));
-    jit_store(e, jit_host_ptr(e, st), info, offsetof(fbe_verify_info, type));
+    jit_store(e, LLVMConstPointerNull(e->ptr), info, offsetof(fbe_verify_info, type));
     jit_store(e, LLVMConstPointerNull(e->ptr), info, offsetof(fbe_verify_info, field));
     jit_if_end(e, &c);
     LLVMBuildRet(e->b, jit_i32(e, FBE_OK));

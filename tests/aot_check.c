@@ -266,17 +266,22 @@ static bool depth_agrees(const fbe_type *t, fbe_model m, const uint8_t *data, si
         fbe_arena_init(&a, NULL, NULL);
         fbe_decode_options o = {.arena = &a, .max_depth = limits[i]};
         fbe_verify_info info;
+        memset(&info, 0xA5, sizeof info);
         fbe_status vs = fbe_verify_with(t, m, data, n, &info, &o);
         fbe_status ds = fbe_deserialize(t, m, data, n, value, &o, NULL);
         unsigned limit = limits[i] ? limits[i] : codec;
         fbe_status plain = limit == codec ? fbe_verify(t, m, data, n, NULL) : vs;
         if (vs == FBE_TOO_DEEP)
             (*too_deep)++;
-        if (vs != ds || plain != vs || info.status != vs || (limit >= codec && vs != FBE_OK) ||
-            (limit == 1 && nested && vs != FBE_TOO_DEEP)) {
-            snprintf(why, size, "%s, max_depth %u: verify %s (without options %s), deserialize %s",
+        /* success leaves nothing located, in both models (codec.h) */
+        bool info_ok = vs != FBE_OK || (!info.offset && !info.type && !info.field);
+        if (vs != ds || plain != vs || info.status != vs || !info_ok ||
+            (limit >= codec && vs != FBE_OK) || (limit == 1 && nested && vs != FBE_TOO_DEEP)) {
+            snprintf(why, size,
+                     "%s, max_depth %u: verify %s (without options %s, info %s), deserialize %s",
                      m == FBE_STANDARD ? "std" : "final", limits[i], fbe_status_name(vs),
-                     fbe_status_name(plain), fbe_status_name(ds));
+                     fbe_status_name(plain), info_ok ? "as expected" : "located on success",
+                     fbe_status_name(ds));
             ok = false;
         }
         fbe_arena_free(&a);

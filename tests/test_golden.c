@@ -453,10 +453,17 @@ static bool verify_ok(const fbe_type *t, fbe_model m, const uint8_t *data, size_
                       size_t size)
 {
     fbe_verify_info info;
-    memset(&info, 0, sizeof info);
+    memset(&info, 0xA5, sizeof info);
     fbe_status st = fbe_verify(t, m, data, n, &info);
-    if (st == FBE_OK)
-        return true;
+    if (st == FBE_OK) {
+        /* success leaves nothing located, in both models (codec.h) */
+        if (info.status == FBE_OK && !info.offset && !info.type && !info.field)
+            return true;
+        snprintf(msg, size, "verify passed but set info to {%s, %zu, %s, %s}",
+                 fbe_status_name(info.status), info.offset, info.type ? info.type->full_name : "NULL",
+                 info.field ? info.field->name : "NULL");
+        return false;
+    }
     char s[256];
     snprintf(msg, size, "verify returned %s", golden_status_text(st, &info, s, sizeof s));
     return false;

@@ -120,10 +120,10 @@ static void entries(gc *g, size_t k)
               "        return fbe_interp_final_verify(type, data, size, info, options);\n"
               "    if (SC_LIKELY(s%zu_fv(&r, data + 8, 1) == r.end)) {\n"
               "        if (info)\n"
-              "            *info = (fbe_verify_info){FBE_OK, 0, &ir_s%zu, NULL};\n"
+              "            *info = (fbe_verify_info){.status = FBE_OK};\n"
               "        return FBE_OK;\n    }\n"
               "    return sc_fverify_failed(type, &r, info);\n}\n\n",
-              stor, pre, c, st->type_number, k, k);
+              stor, pre, c, st->type_number, k);
     gc_printf(g,
               "%sfbe_status %s_%s_final_deserialize(const fbe_type *type, const uint8_t *data, size_t size,\n"
               "    void *value, const fbe_decode_options *options, size_t *consumed)\n{\n"

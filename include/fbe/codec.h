@@ -44,8 +44,10 @@ typedef enum fbe_backend {
 typedef struct fbe_codec fbe_codec;
 typedef struct fbe_type fbe_type;
 
-/* Where verify found a problem: the status, the byte position in the buffer and
- * the field being read (NULL for frame-level errors). */
+/* Where verify found a problem: the status, the byte position in the buffer, the
+ * struct and the field being read (field NULL for frame-level errors). After a
+ * successful verify, in either model and with every backend, it is
+ * {FBE_OK, 0, NULL, NULL}. */
 typedef struct fbe_verify_info {
     fbe_status status;
     size_t offset;

@@ -866,12 +866,9 @@ fbe_status fbe_interp_final_verify(const fbe_type *type, const uint8_t *data, si
             r.pos = (size_t)(q - data);
         }
     }
-    if (info) {
-        info->status = st;
-        info->offset = st == FBE_OK ? 0 : r.pos;
-        info->type = r.type ? r.type : g->ir;
-        info->field = r.field;
-    }
+    if (info)
+        *info = st == FBE_OK ? (fbe_verify_info){.status = FBE_OK}
+                             : (fbe_verify_info){st, r.pos, r.type ? r.type : g->ir, r.field};
     return st;
 }
 
