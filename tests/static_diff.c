@@ -21,7 +21,10 @@
  *     report's field is checked to be &type->fields[index] of the type the
  *     codec reports, the static image's struct of that name.
  *
- *   static_diff GOLDEN_DIR VALUES_PER_TYPE HC_SCHEMA
+ *   - package rs (RS_SCHEMA, written by test_static from tests/schema_gen.c:
+ *     many random schemas in one package, every field shape) the same way.
+ *
+ *   static_diff GOLDEN_DIR VALUES_PER_TYPE HC_SCHEMA RS_SCHEMA
  * Prints one line per divergence (at most 40) and a summary; exits 1 if any. */
 #include <inttypes.h>
 #include <limits.h>
@@ -40,16 +43,18 @@ fbe_codec *fbe_proto_codec_create(fbe_status *status);
 fbe_codec *fbe_protoex_codec_create(fbe_status *status);
 fbe_codec *fbe_test_codec_create(fbe_status *status);
 fbe_codec *fbe_hc_codec_create(fbe_status *status);
+fbe_codec *fbe_rs_codec_create(fbe_status *status);
 
 static const struct {
     const char *name;
     fbe_codec *(*create)(fbe_status *);
-    bool generated; /* not a golden schema: HC_SCHEMA, no golden rows */
-} packages[] = {{"enums", fbe_enums_codec_create, false},
-                {"proto", fbe_proto_codec_create, false},
-                {"protoex", fbe_protoex_codec_create, false},
-                {"test", fbe_test_codec_create, false},
-                {"hc", fbe_hc_codec_create, true}};
+    int schema_arg; /* not a golden schema (no golden rows): its path is argv[schema_arg] */
+} packages[] = {{"enums", fbe_enums_codec_create, 0},
+                {"proto", fbe_proto_codec_create, 0},
+                {"protoex", fbe_protoex_codec_create, 0},
+                {"test", fbe_test_codec_create, 0},
+                {"hc", fbe_hc_codec_create, 3},
+                {"rs", fbe_rs_codec_create, 4}};
 
 #define MAX_TRUNCATIONS 300
 #define MAX_FLIPS 400
@@ -428,8 +433,8 @@ static void golden_rows(fbe_codec *interp, fbe_codec *sc, const char *pkg)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s GOLDEN_DIR VALUES_PER_TYPE HC_SCHEMA\n", argv[0]);
+    if (argc != 5) {
+        fprintf(stderr, "usage: %s GOLDEN_DIR VALUES_PER_TYPE HC_SCHEMA RS_SCHEMA\n", argv[0]);
         return 2;
     }
     golden = argv[1];
@@ -440,8 +445,9 @@ int main(int argc, char **argv)
     fbe_schema_options so = {.include_dirs = inc, .include_dir_count = 1};
     for (size_t i = 0; i < sizeof packages / sizeof *packages; i++) {
         char path[1200];
-        if (packages[i].generated)
-            snprintf(path, sizeof path, "%s", argv[3]);
+        bool generated = packages[i].schema_arg != 0;
+        if (generated)
+            snprintf(path, sizeof path, "%s", argv[packages[i].schema_arg]);
         else
             snprintf(path, sizeof path, "%s/%s.fbe", schemas, packages[i].name);
         fbe_schema *schema = fbe_schema_load(path, &so, NULL);
@@ -462,9 +468,9 @@ int main(int argc, char **argv)
                 diverge(img->types[k].ir->full_name, "setup", "type missing in a codec");
                 continue;
             }
-            random_values(&p, count, packages[i].generated);
+            random_values(&p, count, generated);
         }
-        if (!packages[i].generated)
+        if (!generated)
             golden_rows(interp, sc, packages[i].name);
         printf("static_diff %s: %zu types, %lu checks\n", packages[i].name, img->type_count,
                checks - before);

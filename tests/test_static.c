@@ -6,7 +6,8 @@
  *     symbols are those of an aot object), every golden case of its package
  *     passes, and tests/aot_image_check.c finds its IR image equal to the
  *     compiler's IR member by member;
- *   - tests/static_diff.c links all four codecs and that of hc_schema (below)
+ *   - tests/static_diff.c links all four codecs, that of hc_schema (below) and
+ *     that of RS_SEEDS random schemas (tests/schema_gen.c)
  *     with the interpreter and compares them on random values and on every
  *     truncation and byte flips of every golden buffer and of hc's values
  *     (verify status/offset/struct/field, deserialize status and decoded
@@ -14,6 +15,8 @@
  *   - the C of an inheritance chain grows linearly with the chain;
  *   - the command line. */
 #include "test_cmd.h"
+
+#include "schema_gen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,9 @@
 #ifndef FBE_STATIC_FLAGS
 #define FBE_STATIC_FLAGS ""
 #endif
+
+/* Random schemas (tests/schema_gen.c) in package rs, compared like hc. */
+#define RS_SEEDS 30
 
 /* Values per type of the differential run (the sanitizer build runs fewer). */
 #define DIFF_VALUES (FBE_TEST_SANITIZED ? 10 : 30)
@@ -70,8 +76,11 @@ static int setup(void **state)
         return -1;
     free(out);
     write_text(fmt("%s/hc.fbe", dir), hc_schema);
-    for (size_t i = 0; i <= GOLDEN_COUNT; i++) {
-        const char *p = i < GOLDEN_COUNT ? golden[i][0] : "hc";
+    char *rs = gen_schema("rs", 1, RS_SEEDS);
+    write_text(fmt("%s/rs.fbe", dir), rs);
+    free(rs);
+    for (size_t i = 0; i <= GOLDEN_COUNT + 1; i++) {
+        const char *p = i < GOLDEN_COUNT ? golden[i][0] : i == GOLDEN_COUNT ? "hc" : "rs";
         const char *sd = i < GOLDEN_COUNT ? schemas : dir;
         out = NULL;
         int rc = run_command(fmt("'%s' c -I '%s' '%s/%s.fbe' -o '%s/%s.c' --header '%s/%s.h'",
@@ -212,18 +221,20 @@ static void test_differential(void **state)
     snprintf(exe, sizeof exe, "%s/static_diff", dir);
     expect_status(link_cmd(fmt("%s/tests/static_diff.c", FBE_SOURCE_DIR), "",
                            fmt("'%s/tests/value_gen.c' '%s/proto.o' '%s/protoex.o' '%s/test.o' "
-                               "'%s/enums.o' '%s/hc.o' '%s' '%s'",
-                               FBE_SOURCE_DIR, dir, dir, dir, dir, dir, FBE_COMPILER_LIB,
+                               "'%s/enums.o' '%s/hc.o' '%s/rs.o' '%s' '%s'",
+                               FBE_SOURCE_DIR, dir, dir, dir, dir, dir, dir, FBE_COMPILER_LIB,
                                FBE_RUNTIME_LIB),
                            exe),
                   0, NULL);
     char *out = NULL;
-    expect_status(fmt("'%s' '%s' %d '%s/hc.fbe'", exe, shared_path("golden"), DIFF_VALUES, dir), 0,
-                  &out);
+    expect_status(fmt("'%s' '%s' %d '%s/hc.fbe' '%s/rs.fbe'", exe, shared_path("golden"),
+                      DIFF_VALUES, dir, dir),
+                  0, &out);
     print_message("%s", out);
     assert_non_null(strstr(out, " 0 divergences"));
     assert_non_null(strstr(out, "static_diff test: 18 types"));
     assert_non_null(strstr(out, "static_diff hc: 13 types"));
+    assert_non_null(strstr(out, "static_diff rs: "));
     /* the case the shared base code could get wrong did happen, alike */
     unsigned long copies = 0;
     const char *at = strstr(out, "static_diff: ");
