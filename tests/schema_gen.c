@@ -6,6 +6,7 @@
 #include "schema_gen.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -111,11 +112,38 @@ static void field(schema_gen *g, text *t, unsigned self, unsigned index)
     out(t, " f%u_%u;\n", self, index);
 }
 
+/* A field a newer writer adds at the end of a struct: any field, or a scalar
+ * with a default (applied when an older writer's frame lacks it). */
+static void added_field(schema_gen *g, text *t, unsigned self, unsigned index)
+{
+    static const char *const with_default[] = {
+        "int32 %s = 7",        "bool %s = true",       "string %s = \"abc\"",
+        "double %s = 1.5",     "int64? %s = 42",       "uint8 %s = max",
+        "char %s = '!'",       "timestamp %s = epoch", "decimal %s = 123.45",
+        "float? %s = null",    "int16 %s = min",       "uuid %s = \"123e4567-e89b-12d3-a456-426655440000\""};
+    unsigned r = pick(&g->rng, 16);
+    if (r >= 12) {
+        field(g, t, self, index);
+        return;
+    }
+    char name[32];
+    snprintf(name, sizeof name, "f%u_%u", self, index);
+    out(t, "    ");
+    if (r == 0 && g->enums)
+        out(t, "%sE0 %s = %sE0.e0_0", g->p, name, g->p);
+    else
+        out(t, with_default[r], name);
+    out(t, ";\n");
+}
+
 /* One seed's declarations: a few enums and flags, up to MAX_STRUCTS structs
- * (some derived from an earlier one). */
-static void declarations(text *t, uint64_t seed, const char *prefix)
+ * (some derived from an earlier one). `newer`: the same, and structs that are
+ * no base (whose fields end their body: wire-format versioning) get up to 3
+ * fields more, drawn from a stream of their own. */
+static void declarations(text *t, uint64_t seed, const char *prefix, bool newer)
 {
     schema_gen g = {.rng = seed * UINT64_C(0x9E3779B97F4A7C15) + 1, .p = prefix};
+    uint64_t added = seed * UINT64_C(0xD1B54A32D192ED03) + 7;
     g.enums = pick(&g.rng, 3);
     for (unsigned i = 0; i < g.enums; i++) {
         out(t, "enum %sE%u : %s { ", prefix, i,
@@ -130,14 +158,30 @@ static void declarations(text *t, uint64_t seed, const char *prefix)
         out(t, "flags %sF%u : %s { a%u = 0x1; b%u = 0x2; c%u = 0x4; }\n", prefix, i,
             enum_bases[2 + pick(&g.rng, 7)], i, i, i);
     unsigned structs = 1 + pick(&g.rng, MAX_STRUCTS);
+    unsigned base[MAX_STRUCTS] = {0}; /* 1 + the base's number, 0: none */
+    bool is_base[MAX_STRUCTS] = {false};
+    for (unsigned s = 1; s < structs; s++)
+        if (pick(&g.rng, 4) == 0) {
+            base[s] = 1 + pick(&g.rng, s);
+            is_base[base[s] - 1] = true;
+        }
     for (unsigned s = 0; s < structs; s++) {
         out(t, "\nstruct %sS%u", prefix, s);
-        if (s > 0 && pick(&g.rng, 4) == 0)
-            out(t, " : %sS%u", prefix, pick(&g.rng, s));
+        if (base[s])
+            out(t, " : %sS%u", prefix, base[s] - 1);
         out(t, " {\n");
         unsigned fields = pick(&g.rng, 9);
         for (unsigned f = 0; f < fields; f++)
             field(&g, t, s, f);
+        if (newer && !is_base[s]) {
+            uint64_t own = g.rng;
+            g.rng = added;
+            unsigned more = pick(&g.rng, 4);
+            for (unsigned f = 0; f < more; f++)
+                added_field(&g, t, s, fields + f);
+            added = g.rng;
+            g.rng = own;
+        }
         out(t, "}\n");
     }
 }
@@ -151,7 +195,15 @@ char *gen_schema(const char *package, uint64_t first_seed, unsigned count)
         if (count > 1)
             snprintf(prefix, sizeof prefix, "A%llu_", (unsigned long long)(first_seed + i));
         out(&t, "\n");
-        declarations(&t, first_seed + i, prefix);
+        declarations(&t, first_seed + i, prefix, false);
     }
+    return t.s;
+}
+
+char *gen_schema_newer(const char *package, uint64_t seed)
+{
+    text t = {0};
+    out(&t, "package %s\n\n", package);
+    declarations(&t, seed, "", true);
     return t.s;
 }

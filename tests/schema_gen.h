@@ -9,4 +9,9 @@
  * schemas share the package. The caller frees the text. */
 char *gen_schema(const char *package, uint64_t first_seed, unsigned count);
 
+/* The next version of gen_schema(package, seed, 1): the same declarations, and
+ * the structs that are no base have up to 3 fields more at their end, some
+ * with defaults: what a newer writer of the same package adds. */
+char *gen_schema_newer(const char *package, uint64_t seed);
+
 #endif

@@ -14,20 +14,26 @@
 #include "jit_exercise.h"
 #include "schema_gen.h"
 #include "test_util.h"
+#include "value_gen.h"
 
 /* How many schemas, values per struct: enough to meet every shape many times
  * over while the suite stays fast (each schema is one LLVM compile). */
 enum { SCHEMAS = 60, VALUES = 6 };
+
+/* FBE_TEST_SCHEMAS=N FBE_TEST_FIRST=K: seeds K .. K+N-1, for longer searches. */
+static uint64_t seeds(uint64_t count, uint64_t *first)
+{
+    const char *n_env = getenv("FBE_TEST_SCHEMAS"), *first_env = getenv("FBE_TEST_FIRST");
+    *first = first_env ? strtoull(first_env, NULL, 10) : 1;
+    return n_env ? strtoull(n_env, NULL, 10) : count;
+}
 
 static void test_random_schemas(void **state)
 {
     (void)state;
     if (!fbe_jit_available())
         skip();
-    /* FBE_TEST_SCHEMAS=N FBE_TEST_FIRST=K: seeds K .. K+N-1, for longer searches */
-    const char *n_env = getenv("FBE_TEST_SCHEMAS"), *first_env = getenv("FBE_TEST_FIRST");
-    uint64_t count = n_env ? strtoull(n_env, NULL, 10) : SCHEMAS;
-    uint64_t first = first_env ? strtoull(first_env, NULL, 10) : 1;
+    uint64_t first, count = seeds(SCHEMAS, &first);
     unsigned long compared = 0;
     for (uint64_t seed = first; seed < first + count; seed++) {
         char *src = gen_schema("rs", seed, 1);
@@ -58,10 +64,148 @@ static void test_random_schemas(void **state)
                   compared);
 }
 
+/* Older and newer writers (wire-format versioning, standard model): version 1
+ * of a random schema and version 2, whose structs that are no base have more
+ * fields at the end (some with defaults). A frame each version's interpreter
+ * writes is read by the other version's JIT and interpreter: the same status,
+ * bytes consumed and value (re-serialized by the reader's interpreter). */
+typedef struct side {
+    fbe_schema *schema;
+    fbe_codec *interp, *jit;
+} side;
+
+static void open_side(side *s, char *src, uint64_t seed)
+{
+    unsigned errors = 0;
+    s->schema = fbe_schema_load_string("random.fbe", src, strlen(src), NULL, &errors);
+    if (!s->schema)
+        fail_msg("seed %llu: the generated schema does not load:\n%s", (unsigned long long)seed, src);
+    fbe_status st = FBE_OK;
+    s->interp = fbe_interp_create(s->schema, NULL, &st);
+    fbe_jit_options o = {.require_native = true, .mode = FBE_JIT_EAGER,
+                         .models = FBE_JIT_MODEL(FBE_STANDARD)};
+    s->jit = fbe_jit_compile(s->schema, &o, &st);
+    if (!s->interp || !s->jit)
+        fail_msg("seed %llu: no codec (%s):\n%s", (unsigned long long)seed, fbe_status_name(st), src);
+}
+
+static void close_side(side *s)
+{
+    fbe_codec_free(s->jit);
+    fbe_codec_free(s->interp);
+    fbe_schema_free(s->schema);
+}
+
+/* Values of `from`'s struct `name` read by `to`; returns the mismatches (the
+ * first described in msg). */
+static unsigned long cross(const side *from, const side *to, const char *name, uint64_t seed,
+                           char *msg, size_t size)
+{
+    const fbe_type *w = fbe_codec_type(from->interp, name);
+    const fbe_type *ri = fbe_codec_type(to->interp, name), *rj = fbe_codec_type(to->jit, name);
+    assert_non_null(w);
+    assert_non_null(ri);
+    assert_non_null(rj);
+    unsigned long bad = 0;
+    fbe_arena gen, dec;
+    fbe_arena_init(&gen, NULL, NULL);
+    fbe_arena_init(&dec, NULL, NULL);
+    fbe_buffer frame, a, b;
+    fbe_buffer_init(&frame, NULL, NULL);
+    fbe_buffer_init(&a, NULL, NULL);
+    fbe_buffer_init(&b, NULL, NULL);
+    size_t cap = (ri->ir->host_size + 15) / 16 * 16 + 16;
+    uint8_t *value = aligned_alloc(16, (w->ir->host_size + 15) / 16 * 16 + 16);
+    uint8_t *vi = aligned_alloc(16, cap), *vj = aligned_alloc(16, cap);
+    assert_non_null(value);
+    assert_non_null(vi);
+    assert_non_null(vj);
+    for (unsigned i = 0; i < VALUES; i++) {
+        uint64_t s = seed * 1000 + i;
+        fbe_arena_reset(&gen);
+        fbe_arena_reset(&dec);
+        gen_value(w->ir, value, &gen, &s, 0);
+        fbe_buffer_clear(&frame);
+        fbe_buffer_clear(&a);
+        fbe_buffer_clear(&b);
+        assert_int_equal(fbe_serialize(w, FBE_STANDARD, value, &frame), FBE_OK);
+        fbe_verify_info ii, ij;
+        fbe_status vsi = fbe_verify(ri, FBE_STANDARD, frame.data, frame.size, &ii);
+        fbe_status vsj = fbe_verify(rj, FBE_STANDARD, frame.data, frame.size, &ij);
+        fbe_decode_options o = {.arena = &dec};
+        size_t ci = 0, cj = 0;
+        fbe_status di = fbe_deserialize(ri, FBE_STANDARD, frame.data, frame.size, vi, &o, &ci);
+        fbe_status dj = fbe_deserialize(rj, FBE_STANDARD, frame.data, frame.size, vj, &o, &cj);
+        const char *what = NULL;
+        if (vsi != vsj || ii.offset != ij.offset || ii.type != ij.type || ii.field != ij.field)
+            what = "verify differs";
+        else if (di != dj || ci != cj)
+            what = "deserialize status or consumed differs";
+        else if (di == FBE_OK && (fbe_serialize(ri, FBE_STANDARD, vi, &a) != FBE_OK ||
+                                  fbe_serialize(ri, FBE_STANDARD, vj, &b) != FBE_OK ||
+                                  a.size != b.size || memcmp(a.data, b.data, a.size) != 0))
+            what = "decoded values differ";
+        if (what && !bad++)
+            snprintf(msg, size, "%s value %u: %s (verify %s/%s, deserialize %s/%s)", name, i, what,
+                     fbe_status_name(vsi), fbe_status_name(vsj), fbe_status_name(di),
+                     fbe_status_name(dj));
+    }
+    free(value);
+    free(vi);
+    free(vj);
+    fbe_buffer_free(&frame);
+    fbe_buffer_free(&a);
+    fbe_buffer_free(&b);
+    fbe_arena_free(&gen);
+    fbe_arena_free(&dec);
+    return bad;
+}
+
+enum { VERSIONED = 30 };
+
+static void test_random_versions(void **state)
+{
+    (void)state;
+    if (!fbe_jit_available())
+        skip();
+    uint64_t first, count = seeds(VERSIONED, &first);
+    unsigned long pairs = 0, added = 0;
+    for (uint64_t seed = first; seed < first + count; seed++) {
+        char *old_src = gen_schema("rs", seed, 1), *new_src = gen_schema_newer("rs", seed);
+        side older, newer;
+        open_side(&older, old_src, seed);
+        open_side(&newer, new_src, seed);
+        const fbe_ir_package *p = fbe_schema_root(older.schema);
+        for (size_t k = 0; k < p->struct_count; k++) {
+            const char *name = p->structs[k]->full_name;
+            const fbe_ir_struct *n = fbe_schema_root(newer.schema)->structs[k];
+            added += n->field_count - p->structs[k]->field_count;
+            char msg[512];
+            unsigned long bad = cross(&older, &newer, name, seed, msg, sizeof msg);
+            if (bad)
+                fail_msg("seed %llu, older writer: %lu mismatches, first: %s\nolder:\n%s\nnewer:\n%s",
+                         (unsigned long long)seed, bad, msg, old_src, new_src);
+            bad = cross(&newer, &older, name, seed, msg, sizeof msg);
+            if (bad)
+                fail_msg("seed %llu, newer writer: %lu mismatches, first: %s\nolder:\n%s\nnewer:\n%s",
+                         (unsigned long long)seed, bad, msg, old_src, new_src);
+            pairs++;
+        }
+        close_side(&older);
+        close_side(&newer);
+        free(old_src);
+        free(new_src);
+    }
+    print_message("%llu pairs of versions: %lu structs both ways, %lu fields added\n",
+                  (unsigned long long)count, pairs, added);
+    assert_true(added > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_schemas),
+        cmocka_unit_test(test_random_versions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
