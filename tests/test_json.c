@@ -15,7 +15,9 @@
 
 #include "fbe/codec.h"
 #include "fbe/json.h"
+#include "schema_gen.h"
 #include "test_util.h"
+#include "value_gen.h"
 
 static const char jt_schema[] =
     "package jt\n"
@@ -742,6 +744,132 @@ static void cli(void **state)
     free(out);
 }
 
+/* Whether a value of st can hold a decimal (levels: enough for the generated
+ * schemas, whose structs refer only to earlier ones and to themselves). */
+static bool holds_decimal(const fbe_ir_struct *st, int levels);
+
+static bool type_holds_decimal(const fbe_ir_type *t, int levels)
+{
+    if (t->kind == FBE_IR_DECIMAL)
+        return true;
+    if (t->kind == FBE_IR_STRUCT)
+        return holds_decimal(t->struct_type, levels - 1);
+    return (t->elem && type_holds_decimal(t->elem, levels)) ||
+           (t->key && type_holds_decimal(t->key, levels));
+}
+
+static bool holds_decimal(const fbe_ir_struct *st, int levels)
+{
+    if (levels <= 0)
+        return false;
+    for (size_t i = 0; i < st->field_count; i++)
+        if (type_holds_decimal(st->fields[i].type, levels))
+            return true;
+    return false;
+}
+
+/* JSON text of `value`, read back into `back`: FBE_OK, or the writer's refusal
+ * of NaN, infinities and strings that are not UTF-8 (value_gen's are random
+ * bytes); anything else fails the test. */
+static fbe_status json_round(fbe_json_reader *reader, const fbe_type *t, const void *value,
+                             void *back, fbe_arena *arena, const char *what)
+{
+    fbe_buffer text;
+    fbe_buffer_init(&text, NULL, NULL);
+    fbe_json_error err;
+    fbe_status st = fbe_json_write(t->ir, value, 0, &text, &err);
+    if (st != FBE_OK) {
+        if (!strstr(err.message, "NaN") && !strstr(err.message, "nfinit") &&
+            !strstr(err.message, "not valid UTF-8"))
+            fail_msg("%s: write: %s", what, err.message);
+    } else {
+        fbe_json_read_options o = {.arena = arena};
+        st = fbe_json_read(reader, t->ir, (const char *)text.data, text.size, back, &o, &err);
+        if (st != FBE_OK)
+            fail_msg("%s: read: %s\n%.*s", what, err.message, (int)text.size,
+                     (const char *)text.data);
+    }
+    fbe_buffer_free(&text);
+    return st;
+}
+
+static bool same_frame(const fbe_type *t, const void *a, const void *b)
+{
+    fbe_buffer fa, fb;
+    fbe_buffer_init(&fa, NULL, NULL);
+    fbe_buffer_init(&fb, NULL, NULL);
+    assert_int_equal(fbe_serialize(t, FBE_STANDARD, a, &fa), FBE_OK);
+    assert_int_equal(fbe_serialize(t, FBE_STANDARD, b, &fb), FBE_OK);
+    bool same = fa.size == fb.size && memcmp(fa.data, fb.data, fa.size) == 0;
+    fbe_buffer_free(&fa);
+    fbe_buffer_free(&fb);
+    return same;
+}
+
+/* Random schemas (tests/schema_gen.c) and random values (tests/value_gen.c):
+ * the JSON text of every value reads back to a value with the same standard
+ * frame. A decimal reads back as its number, not its bytes (trailing zeros
+ * dropped, zero of any sign or scale all zero: Decimal text in docs/json.md),
+ * so a value that can hold one must read back, after one round, to a value
+ * whose own round gives the same frame. Values holding NaN, an infinity or a
+ * string that is not UTF-8 are refused by the writer, with a message that says
+ * so. */
+static void random_round_trip(void **state)
+{
+    (void)state;
+    fbe_json_reader *reader = fbe_json_reader_new();
+    assert_non_null(reader);
+    unsigned long values = 0, refused = 0, normalized = 0;
+    for (uint64_t seed = 1; seed <= 60; seed++) {
+        char *src = gen_schema("rs", seed, 1);
+        fbe_schema *schema = fbe_schema_load_string("random.fbe", src, strlen(src), NULL, NULL);
+        if (!schema)
+            fail_msg("seed %llu: the schema does not load:\n%s", (unsigned long long)seed, src);
+        fbe_codec *codec = fbe_interp_create(schema, NULL, NULL);
+        assert_non_null(codec);
+        for (size_t k = 0; k < fbe_codec_type_count(codec); k++) {
+            const fbe_type *t = fbe_codec_type_at(codec, k);
+            size_t cap = (t->ir->host_size + 15) / 16 * 16 + 16;
+            uint8_t *value = aligned_alloc(16, cap), *back = aligned_alloc(16, cap);
+            assert_non_null(value);
+            assert_non_null(back);
+            fbe_arena arena;
+            fbe_arena_init(&arena, NULL, NULL);
+            bool decimals = holds_decimal(t->ir, 8);
+            for (unsigned i = 0; i < 20; i++) {
+                uint64_t rng = seed * 1000 + k * 100 + i;
+                fbe_arena_reset(&arena);
+                gen_value(t->ir, value, &arena, &rng, 0);
+                char what[128];
+                snprintf(what, sizeof what, "seed %llu %s value %u", (unsigned long long)seed,
+                         t->ir->full_name, i);
+                if (json_round(reader, t, value, back, &arena, what) != FBE_OK) {
+                    refused++;
+                    continue;
+                }
+                if (decimals) { /* one more round: value <- back <- value */
+                    assert_int_equal(json_round(reader, t, back, value, &arena, what), FBE_OK);
+                    normalized++;
+                }
+                if (!same_frame(t, value, back))
+                    fail_msg("%s: the value read back differs\n%s", what, src);
+                values++;
+            }
+            fbe_arena_free(&arena);
+            free(value);
+            free(back);
+        }
+        fbe_codec_free(codec);
+        fbe_schema_free(schema);
+        free(src);
+    }
+    fbe_json_reader_free(reader);
+    print_message("%lu random values read back (%lu after a first round: decimals), %lu refused "
+                  "(NaN, infinity, not UTF-8)\n",
+                  values, normalized, refused);
+    assert_true(values - normalized > 1000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -756,6 +884,7 @@ int main(void)
         cmocka_unit_test(big_strings),
         cmocka_unit_test(writer),
         cmocka_unit_test(cli),
+        cmocka_unit_test(random_round_trip),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
