@@ -24,6 +24,7 @@
 #include "fbe/jit.h"
 #include "image.h"
 #include "module.h"
+#include "schema_gen.h"
 
 #ifndef FBE_AOT_CC
 #define FBE_AOT_CC "cc"
@@ -365,6 +366,28 @@ static void test_image_equals_ir(void **state)
             assert_null(strstr(out, " 0 pairs of structs share"));
         free(out);
     }
+    /* Random schemas of every field shape (tests/schema_gen.c) in one package. */
+    keep(rs, "%s/rs.fbe", outdir());
+    char *text = gen_schema("rs", 1, 30);
+    FILE *f = fopen(rs, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+    free(text);
+    keep(exe, "%s/aot_image_check_rs", outdir());
+    expect_status(fmt("'%s' aot '%s' -o '%s/rs.o' --header '%s/rs.h'", FBEC_PATH, rs, outdir(),
+                      outdir()),
+                  0, NULL);
+    expect_status(link_cmd(fmt("%s/tests/aot_image_check.c", FBE_SOURCE_DIR),
+                           "-DAOT_PACKAGE=rs -DAOT_ALL_OPS",
+                           fmt("'%s/rs.o' '%s' '%s'", outdir(), FBE_COMPILER_LIB, FBE_RUNTIME_LIB),
+                           exe),
+                  0, NULL);
+    char *out = NULL;
+    expect_status(fmt("'%s' '%s' '%s'", exe, rs, outdir()), 0, &out);
+    print_message("%s", out);
+    assert_non_null(strstr(out, " 0 differ"));
+    free(out);
 }
 
 /* protoex and test both contain proto's types: their objects still link together

@@ -197,8 +197,9 @@ static void test_golden(void **state)
 static void test_image(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < GOLDEN_COUNT; i++) {
-        const char *p = golden[i][0];
+    for (size_t i = 0; i <= GOLDEN_COUNT; i++) { /* and rs, the random schemas */
+        const char *p = i < GOLDEN_COUNT ? golden[i][0] : "rs";
+        const char *sd = i < GOLDEN_COUNT ? schemas : dir;
         char exe[4096];
         snprintf(exe, sizeof exe, "%s/aot_image_check_%s", dir, p);
         expect_status(link_cmd(fmt("%s/tests/aot_image_check.c", FBE_SOURCE_DIR),
@@ -207,7 +208,7 @@ static void test_image(void **state)
                                exe),
                       0, NULL);
         char *out = NULL;
-        expect_status(fmt("'%s' '%s/%s.fbe' '%s'", exe, schemas, p, schemas), 0, &out);
+        expect_status(fmt("'%s' '%s/%s.fbe' '%s'", exe, sd, p, sd), 0, &out);
         print_message("%s", out);
         assert_non_null(strstr(out, " 0 differ"));
         free(out);
