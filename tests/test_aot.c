@@ -368,7 +368,7 @@ static void test_image_equals_ir(void **state)
     }
     /* Random schemas of every field shape (tests/schema_gen.c) in one package. */
     keep(rs, "%s/rs.fbe", outdir());
-    char *text = gen_schema("rs", 1, 30);
+    char *text = gen_schema("rs", 1, 10);
     FILE *f = fopen(rs, "w");
     assert_non_null(f);
     assert_int_equal(fputs(text, f) >= 0, 1);

@@ -1,11 +1,13 @@
 /* The JIT against the interpreter on schemas nobody wrote: each seed makes a
- * random schema (enums, flags, structs with fields of every shape the schema
- * language has, structs held by value, optionally, in arrays and collections,
- * bases, self-references through vectors and lists), compiles it eagerly and
- * runs jit_exercise.c's comparison (random values of every struct, both models,
- * then every frame with one byte changed). The golden schemas cover the
- * reference's shapes; these cover the combinations they do not. A mismatch
- * prints the schema text, so it can be kept as a regression case. */
+ * random schema (tests/schema_gen.c: enums, flags, structs with fields of every
+ * shape the schema language has, structs held by value, optionally, in arrays
+ * and collections, bases, self-references through vectors and lists), compiled
+ * eagerly. Three comparisons: jit_exercise.c's (random values of every struct,
+ * both models, then every frame with one byte changed); older and newer
+ * writers (a schema and its next version read each other's frames); per-call
+ * depth limits of 1 to 4. The golden schemas cover the reference's shapes;
+ * these cover the combinations they do not. A mismatch prints the schema text,
+ * so it can be kept as a regression case. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,7 @@
 
 /* How many schemas, values per struct: enough to meet every shape many times
  * over while the suite stays fast (each schema is one LLVM compile). */
-enum { SCHEMAS = 60, VALUES = 6 };
+enum { SCHEMAS = 30, VALUES = 4 };
 
 /* FBE_TEST_SCHEMAS=N FBE_TEST_FIRST=K: seeds K .. K+N-1, for longer searches. */
 static uint64_t seeds(uint64_t count, uint64_t *first)
@@ -161,7 +163,119 @@ static unsigned long cross(const side *from, const side *to, const char *name, u
     return bad;
 }
 
-enum { VERSIONED = 30 };
+/* Per-call depth limits (fbe_decode_options.max_depth) on random schemas:
+ * frames of random values, read with limits 1 to 4 by the JIT and the
+ * interpreter: the same verify report and the same deserialize status,
+ * consumed size and value. Shallow limits make TOO_DEEP common, so the native
+ * depth checks (and the fast path that skips them where a type cannot reach the
+ * limit) meet every shape. */
+static unsigned long depth_mismatches(const fbe_type *ti, const fbe_type *tj, fbe_model m,
+                                      const fbe_buffer *frame, fbe_arena *dec, char *msg,
+                                      size_t size, unsigned long *too_deep)
+{
+    unsigned long bad = 0;
+    size_t cap = (ti->ir->host_size + 15) / 16 * 16 + 16;
+    uint8_t *vi = aligned_alloc(16, cap), *vj = aligned_alloc(16, cap);
+    assert_non_null(vi);
+    assert_non_null(vj);
+    fbe_buffer a, b;
+    fbe_buffer_init(&a, NULL, NULL);
+    fbe_buffer_init(&b, NULL, NULL);
+    for (unsigned limit = 1; limit <= 4; limit++) {
+        fbe_arena_reset(dec);
+        fbe_decode_options o = {.arena = dec, .max_depth = limit};
+        fbe_verify_info ii, ij;
+        fbe_status vsi = fbe_verify_with(ti, m, frame->data, frame->size, &ii, &o);
+        fbe_status vsj = fbe_verify_with(tj, m, frame->data, frame->size, &ij, &o);
+        size_t ci = 0, cj = 0;
+        fbe_status di = fbe_deserialize(ti, m, frame->data, frame->size, vi, &o, &ci);
+        fbe_status dj = fbe_deserialize(tj, m, frame->data, frame->size, vj, &o, &cj);
+        *too_deep += vsi == FBE_TOO_DEEP;
+        const char *what = NULL;
+        if (vsi != vsj || ii.offset != ij.offset || ii.type != ij.type || ii.field != ij.field)
+            what = "verify differs";
+        else if (di != dj || ci != cj)
+            what = "deserialize status or consumed differs";
+        else if (di == FBE_OK) {
+            fbe_buffer_clear(&a);
+            fbe_buffer_clear(&b);
+            if (fbe_serialize(ti, m, vi, &a) != FBE_OK || fbe_serialize(ti, m, vj, &b) != FBE_OK ||
+                a.size != b.size || memcmp(a.data, b.data, a.size) != 0)
+                what = "decoded values differ";
+        }
+        if (what && !bad++)
+            snprintf(msg, size, "%s %s max_depth %u: %s (verify %s/%s at %zu/%zu, deserialize %s/%s)",
+                     ti->ir->full_name, m ? "final" : "std", limit, what, fbe_status_name(vsi),
+                     fbe_status_name(vsj), ii.offset, ij.offset, fbe_status_name(di),
+                     fbe_status_name(dj));
+    }
+    fbe_buffer_free(&a);
+    fbe_buffer_free(&b);
+    free(vi);
+    free(vj);
+    return bad;
+}
+
+enum { DEPTHS = 15 };
+
+static void test_random_depths(void **state)
+{
+    (void)state;
+    if (!fbe_jit_available())
+        skip();
+    uint64_t first, count = seeds(DEPTHS, &first);
+    unsigned long frames = 0, too_deep = 0;
+    fbe_arena gen, dec;
+    fbe_arena_init(&gen, NULL, NULL);
+    fbe_arena_init(&dec, NULL, NULL);
+    for (uint64_t seed = first; seed < first + count; seed++) {
+        char *src = gen_schema("rs", seed, 1);
+        fbe_schema *schema = fbe_schema_load_string("random.fbe", src, strlen(src), NULL, NULL);
+        assert_non_null(schema);
+        fbe_codec *interp = fbe_interp_create(schema, NULL, NULL);
+        fbe_jit_options o = {.require_native = true, .mode = FBE_JIT_EAGER,
+                             .parts = FBE_JIT_READ_OF(FBE_STANDARD) | FBE_JIT_READ_OF(FBE_FINAL)};
+        fbe_codec *jit = fbe_jit_compile(schema, &o, NULL);
+        assert_non_null(interp);
+        assert_non_null(jit);
+        for (size_t k = 0; k < fbe_codec_type_count(interp); k++) {
+            const fbe_type *ti = fbe_codec_type_at(interp, k);
+            const fbe_type *tj = fbe_codec_type_of(jit, ti->ir);
+            size_t cap = (ti->ir->host_size + 15) / 16 * 16 + 16;
+            uint8_t *value = aligned_alloc(16, cap);
+            assert_non_null(value);
+            for (unsigned i = 0; i < VALUES; i++) {
+                uint64_t rng = seed * 7919 + k * 131 + i;
+                fbe_arena_reset(&gen);
+                gen_value(ti->ir, value, &gen, &rng, 0);
+                for (int m = 0; m < 2; m++) {
+                    fbe_buffer frame;
+                    fbe_buffer_init(&frame, NULL, NULL);
+                    assert_int_equal(fbe_serialize(ti, (fbe_model)m, value, &frame), FBE_OK);
+                    char msg[512];
+                    if (depth_mismatches(ti, tj, (fbe_model)m, &frame, &dec, msg, sizeof msg,
+                                         &too_deep))
+                        fail_msg("seed %llu value %u: %s\n%s", (unsigned long long)seed, i, msg,
+                                 src);
+                    frames++;
+                    fbe_buffer_free(&frame);
+                }
+            }
+            free(value);
+        }
+        fbe_codec_free(jit);
+        fbe_codec_free(interp);
+        fbe_schema_free(schema);
+        free(src);
+    }
+    fbe_arena_free(&gen);
+    fbe_arena_free(&dec);
+    print_message("%llu schemas: %lu frames read at depths 1-4, %lu verifies TOO_DEEP\n",
+                  (unsigned long long)count, frames, too_deep);
+    assert_true(too_deep > 0);
+}
+
+enum { VERSIONED = 15 };
 
 static void test_random_versions(void **state)
 {
@@ -206,6 +320,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_schemas),
         cmocka_unit_test(test_random_versions),
+        cmocka_unit_test(test_random_depths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

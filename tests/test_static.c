@@ -30,7 +30,7 @@
 #endif
 
 /* Random schemas (tests/schema_gen.c) in package rs, compared like hc. */
-#define RS_SEEDS 30
+#define RS_SEEDS 10
 
 /* Values per type of the differential run (the sanitizer build runs fewer). */
 #define DIFF_VALUES (FBE_TEST_SANITIZED ? 10 : 30)
