@@ -66,6 +66,20 @@ static void test_random_schemas(void **state)
                   compared);
 }
 
+/* Whether two decoded values of t differ: their frames in model m (written by
+ * t's codec, the reader's interpreter) are not the same bytes. */
+static bool values_differ(const fbe_type *t, fbe_model m, const void *a, const void *b)
+{
+    fbe_buffer fa, fb;
+    fbe_buffer_init(&fa, NULL, NULL);
+    fbe_buffer_init(&fb, NULL, NULL);
+    bool differ = fbe_serialize(t, m, a, &fa) != FBE_OK || fbe_serialize(t, m, b, &fb) != FBE_OK ||
+                  fa.size != fb.size || memcmp(fa.data, fb.data, fa.size) != 0;
+    fbe_buffer_free(&fa);
+    fbe_buffer_free(&fb);
+    return differ;
+}
+
 /* Older and newer writers (wire-format versioning, standard model): version 1
  * of a random schema and version 2, whose structs that are no base have more
  * fields at the end (some with defaults). A frame each version's interpreter
@@ -112,10 +126,8 @@ static unsigned long cross(const side *from, const side *to, const char *name, u
     fbe_arena gen, dec;
     fbe_arena_init(&gen, NULL, NULL);
     fbe_arena_init(&dec, NULL, NULL);
-    fbe_buffer frame, a, b;
+    fbe_buffer frame;
     fbe_buffer_init(&frame, NULL, NULL);
-    fbe_buffer_init(&a, NULL, NULL);
-    fbe_buffer_init(&b, NULL, NULL);
     size_t cap = (ri->ir->host_size + 15) / 16 * 16 + 16;
     uint8_t *value = aligned_alloc(16, (w->ir->host_size + 15) / 16 * 16 + 16);
     uint8_t *vi = aligned_alloc(16, cap), *vj = aligned_alloc(16, cap);
@@ -128,8 +140,6 @@ static unsigned long cross(const side *from, const side *to, const char *name, u
         fbe_arena_reset(&dec);
         gen_value(w->ir, value, &gen, &s, 0);
         fbe_buffer_clear(&frame);
-        fbe_buffer_clear(&a);
-        fbe_buffer_clear(&b);
         assert_int_equal(fbe_serialize(w, FBE_STANDARD, value, &frame), FBE_OK);
         fbe_verify_info ii, ij;
         fbe_status vsi = fbe_verify(ri, FBE_STANDARD, frame.data, frame.size, &ii);
@@ -143,9 +153,7 @@ static unsigned long cross(const side *from, const side *to, const char *name, u
             what = "verify differs";
         else if (di != dj || ci != cj)
             what = "deserialize status or consumed differs";
-        else if (di == FBE_OK && (fbe_serialize(ri, FBE_STANDARD, vi, &a) != FBE_OK ||
-                                  fbe_serialize(ri, FBE_STANDARD, vj, &b) != FBE_OK ||
-                                  a.size != b.size || memcmp(a.data, b.data, a.size) != 0))
+        else if (di == FBE_OK && values_differ(ri, FBE_STANDARD, vi, vj))
             what = "decoded values differ";
         if (what && !bad++)
             snprintf(msg, size, "%s value %u: %s (verify %s/%s, deserialize %s/%s)", name, i, what,
@@ -156,8 +164,6 @@ static unsigned long cross(const side *from, const side *to, const char *name, u
     free(vi);
     free(vj);
     fbe_buffer_free(&frame);
-    fbe_buffer_free(&a);
-    fbe_buffer_free(&b);
     fbe_arena_free(&gen);
     fbe_arena_free(&dec);
     return bad;
@@ -178,9 +184,6 @@ static unsigned long depth_mismatches(const fbe_type *ti, const fbe_type *tj, fb
     uint8_t *vi = aligned_alloc(16, cap), *vj = aligned_alloc(16, cap);
     assert_non_null(vi);
     assert_non_null(vj);
-    fbe_buffer a, b;
-    fbe_buffer_init(&a, NULL, NULL);
-    fbe_buffer_init(&b, NULL, NULL);
     for (unsigned limit = 1; limit <= 4; limit++) {
         fbe_arena_reset(dec);
         fbe_decode_options o = {.arena = dec, .max_depth = limit};
@@ -196,21 +199,14 @@ static unsigned long depth_mismatches(const fbe_type *ti, const fbe_type *tj, fb
             what = "verify differs";
         else if (di != dj || ci != cj)
             what = "deserialize status or consumed differs";
-        else if (di == FBE_OK) {
-            fbe_buffer_clear(&a);
-            fbe_buffer_clear(&b);
-            if (fbe_serialize(ti, m, vi, &a) != FBE_OK || fbe_serialize(ti, m, vj, &b) != FBE_OK ||
-                a.size != b.size || memcmp(a.data, b.data, a.size) != 0)
-                what = "decoded values differ";
-        }
+        else if (di == FBE_OK && values_differ(ti, m, vi, vj))
+            what = "decoded values differ";
         if (what && !bad++)
             snprintf(msg, size, "%s %s max_depth %u: %s (verify %s/%s at %zu/%zu, deserialize %s/%s)",
                      ti->ir->full_name, m ? "final" : "std", limit, what, fbe_status_name(vsi),
                      fbe_status_name(vsj), ii.offset, ij.offset, fbe_status_name(di),
                      fbe_status_name(dj));
     }
-    fbe_buffer_free(&a);
-    fbe_buffer_free(&b);
     free(vi);
     free(vj);
     return bad;
