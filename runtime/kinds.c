@@ -100,8 +100,9 @@ bool fbe_ir_type_has_schema_shape(const fbe_ir_type *t)
     case FBE_IR_ARRAY:
     case FBE_IR_VECTOR:
     case FBE_IR_LIST:
-    case FBE_IR_SET:
         return element_shape(t->elem);
+    case FBE_IR_SET: /* T! only: no optional elements */
+        return base_shape(t->elem);
     case FBE_IR_MAP:
     case FBE_IR_HASH:
         return base_shape(t->key) && element_shape(t->elem);

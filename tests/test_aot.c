@@ -369,10 +369,7 @@ static void test_image_equals_ir(void **state)
     /* Random schemas of every field shape (tests/schema_gen.c) in one package. */
     keep(rs, "%s/rs.fbe", outdir());
     char *text = gen_schema("rs", 1, 10);
-    FILE *f = fopen(rs, "w");
-    assert_non_null(f);
-    assert_int_equal(fputs(text, f) >= 0, 1);
-    assert_int_equal(fclose(f), 0);
+    write_text(rs, text);
     free(text);
     keep(exe, "%s/aot_image_check_rs", outdir());
     expect_status(fmt("'%s' aot '%s' -o '%s/rs.o' --header '%s/rs.h'", FBEC_PATH, rs, outdir(),

@@ -20,7 +20,7 @@
 
 /* How many schemas, values per struct: enough to meet every shape many times
  * over while the suite stays fast (each schema is one LLVM compile). */
-enum { SCHEMAS = 30, VALUES = 4 };
+enum { SCHEMAS = 40, VALUES = 4 };
 
 /* FBE_TEST_SCHEMAS=N FBE_TEST_FIRST=K: seeds K .. K+N-1, for longer searches. */
 static uint64_t seeds(uint64_t count, uint64_t *first)
@@ -28,6 +28,41 @@ static uint64_t seeds(uint64_t count, uint64_t *first)
     const char *n_env = getenv("FBE_TEST_SCHEMAS"), *first_env = getenv("FBE_TEST_FIRST");
     *first = first_env ? strtoull(first_env, NULL, 10) : 1;
     return n_env ? strtoull(n_env, NULL, 10) : count;
+}
+
+/* A random schema and its two codecs: the interpreter and the eager JIT
+ * (`parts` of the entry points native, 0: all). */
+typedef struct side {
+    fbe_schema *schema;
+    fbe_codec *interp, *jit;
+} side;
+
+static void open_side(side *s, const char *src, uint64_t seed, unsigned parts)
+{
+    s->schema = fbe_schema_load_string("random.fbe", src, strlen(src), NULL, NULL);
+    if (!s->schema)
+        fail_msg("seed %llu: the generated schema does not load:\n%s", (unsigned long long)seed, src);
+    fbe_status st = FBE_OK;
+    s->interp = fbe_interp_create(s->schema, NULL, &st);
+    fbe_jit_options o = {.require_native = true, .mode = FBE_JIT_EAGER, .parts = parts};
+    s->jit = fbe_jit_compile(s->schema, &o, &st);
+    if (!s->interp || !s->jit)
+        fail_msg("seed %llu: no codec (%s):\n%s", (unsigned long long)seed, fbe_status_name(st), src);
+}
+
+static void close_side(side *s)
+{
+    fbe_codec_free(s->jit);
+    fbe_codec_free(s->interp);
+    fbe_schema_free(s->schema);
+}
+
+/* Room for a host value of st (16-byte aligned, as value_gen writes it). */
+static uint8_t *host_alloc(const fbe_ir_struct *st)
+{
+    uint8_t *p = aligned_alloc(16, (st->host_size + 15) / 16 * 16 + 16);
+    assert_non_null(p);
+    return p;
 }
 
 static void test_random_schemas(void **state)
@@ -39,27 +74,15 @@ static void test_random_schemas(void **state)
     unsigned long compared = 0;
     for (uint64_t seed = first; seed < first + count; seed++) {
         char *src = gen_schema("rs", seed, 1);
-        unsigned errors = 0;
-        fbe_schema *schema = fbe_schema_load_string("random.fbe", src, strlen(src), NULL, &errors);
-        if (!schema)
-            fail_msg("seed %llu: the generated schema does not load:\n%s",
-                     (unsigned long long)seed, src);
-        fbe_status st = FBE_OK;
-        fbe_codec *interp = fbe_interp_create(schema, NULL, &st);
-        fbe_jit_options o = {.require_native = true, .mode = FBE_JIT_EAGER};
-        fbe_codec *jit = fbe_jit_compile(schema, &o, &st);
-        if (!interp || !jit)
-            fail_msg("seed %llu: no codec (%s):\n%s", (unsigned long long)seed,
-                     fbe_status_name(st), src);
+        side c;
+        open_side(&c, src, seed, 0);
         char msg[512];
-        unsigned long bad = exercise(schema, jit, interp, VALUES, seed, msg, sizeof msg);
+        unsigned long bad = exercise(c.schema, c.jit, c.interp, VALUES, seed, msg, sizeof msg);
         if (bad)
             fail_msg("seed %llu: %lu mismatches, first: %s\nschema:\n%s", (unsigned long long)seed,
                      bad, msg, src);
-        compared += fbe_schema_root(schema)->struct_count;
-        fbe_codec_free(jit);
-        fbe_codec_free(interp);
-        fbe_schema_free(schema);
+        compared += fbe_schema_root(c.schema)->struct_count;
+        close_side(&c);
         free(src);
     }
     print_message("%llu random schemas, %lu structs compared\n", (unsigned long long)count,
@@ -85,33 +108,6 @@ static bool values_differ(const fbe_type *t, fbe_model m, const void *a, const v
  * fields at the end (some with defaults). A frame each version's interpreter
  * writes is read by the other version's JIT and interpreter: the same status,
  * bytes consumed and value (re-serialized by the reader's interpreter). */
-typedef struct side {
-    fbe_schema *schema;
-    fbe_codec *interp, *jit;
-} side;
-
-static void open_side(side *s, char *src, uint64_t seed)
-{
-    unsigned errors = 0;
-    s->schema = fbe_schema_load_string("random.fbe", src, strlen(src), NULL, &errors);
-    if (!s->schema)
-        fail_msg("seed %llu: the generated schema does not load:\n%s", (unsigned long long)seed, src);
-    fbe_status st = FBE_OK;
-    s->interp = fbe_interp_create(s->schema, NULL, &st);
-    fbe_jit_options o = {.require_native = true, .mode = FBE_JIT_EAGER,
-                         .models = FBE_JIT_MODEL(FBE_STANDARD)};
-    s->jit = fbe_jit_compile(s->schema, &o, &st);
-    if (!s->interp || !s->jit)
-        fail_msg("seed %llu: no codec (%s):\n%s", (unsigned long long)seed, fbe_status_name(st), src);
-}
-
-static void close_side(side *s)
-{
-    fbe_codec_free(s->jit);
-    fbe_codec_free(s->interp);
-    fbe_schema_free(s->schema);
-}
-
 /* Values of `from`'s struct `name` read by `to`; returns the mismatches (the
  * first described in msg). */
 static unsigned long cross(const side *from, const side *to, const char *name, uint64_t seed,
@@ -128,12 +124,7 @@ static unsigned long cross(const side *from, const side *to, const char *name, u
     fbe_arena_init(&dec, NULL, NULL);
     fbe_buffer frame;
     fbe_buffer_init(&frame, NULL, NULL);
-    size_t cap = (ri->ir->host_size + 15) / 16 * 16 + 16;
-    uint8_t *value = aligned_alloc(16, (w->ir->host_size + 15) / 16 * 16 + 16);
-    uint8_t *vi = aligned_alloc(16, cap), *vj = aligned_alloc(16, cap);
-    assert_non_null(value);
-    assert_non_null(vi);
-    assert_non_null(vj);
+    uint8_t *value = host_alloc(w->ir), *vi = host_alloc(ri->ir), *vj = host_alloc(ri->ir);
     for (unsigned i = 0; i < VALUES; i++) {
         uint64_t s = seed * 1000 + i;
         fbe_arena_reset(&gen);
@@ -180,10 +171,7 @@ static unsigned long depth_mismatches(const fbe_type *ti, const fbe_type *tj, fb
                                       size_t size, unsigned long *too_deep)
 {
     unsigned long bad = 0;
-    size_t cap = (ti->ir->host_size + 15) / 16 * 16 + 16;
-    uint8_t *vi = aligned_alloc(16, cap), *vj = aligned_alloc(16, cap);
-    assert_non_null(vi);
-    assert_non_null(vj);
+    uint8_t *vi = host_alloc(ti->ir), *vj = host_alloc(ti->ir);
     for (unsigned limit = 1; limit <= 4; limit++) {
         fbe_arena_reset(dec);
         fbe_decode_options o = {.arena = dec, .max_depth = limit};
@@ -226,20 +214,12 @@ static void test_random_depths(void **state)
     fbe_arena_init(&dec, NULL, NULL);
     for (uint64_t seed = first; seed < first + count; seed++) {
         char *src = gen_schema("rs", seed, 1);
-        fbe_schema *schema = fbe_schema_load_string("random.fbe", src, strlen(src), NULL, NULL);
-        assert_non_null(schema);
-        fbe_codec *interp = fbe_interp_create(schema, NULL, NULL);
-        fbe_jit_options o = {.require_native = true, .mode = FBE_JIT_EAGER,
-                             .parts = FBE_JIT_READ_OF(FBE_STANDARD) | FBE_JIT_READ_OF(FBE_FINAL)};
-        fbe_codec *jit = fbe_jit_compile(schema, &o, NULL);
-        assert_non_null(interp);
-        assert_non_null(jit);
-        for (size_t k = 0; k < fbe_codec_type_count(interp); k++) {
-            const fbe_type *ti = fbe_codec_type_at(interp, k);
-            const fbe_type *tj = fbe_codec_type_of(jit, ti->ir);
-            size_t cap = (ti->ir->host_size + 15) / 16 * 16 + 16;
-            uint8_t *value = aligned_alloc(16, cap);
-            assert_non_null(value);
+        side c;
+        open_side(&c, src, seed, FBE_JIT_READ_OF(FBE_STANDARD) | FBE_JIT_READ_OF(FBE_FINAL));
+        for (size_t k = 0; k < fbe_codec_type_count(c.interp); k++) {
+            const fbe_type *ti = fbe_codec_type_at(c.interp, k);
+            const fbe_type *tj = fbe_codec_type_of(c.jit, ti->ir);
+            uint8_t *value = host_alloc(ti->ir);
             for (unsigned i = 0; i < VALUES; i++) {
                 uint64_t rng = seed * 7919 + k * 131 + i;
                 fbe_arena_reset(&gen);
@@ -259,9 +239,7 @@ static void test_random_depths(void **state)
             }
             free(value);
         }
-        fbe_codec_free(jit);
-        fbe_codec_free(interp);
-        fbe_schema_free(schema);
+        close_side(&c);
         free(src);
     }
     fbe_arena_free(&gen);
@@ -283,8 +261,9 @@ static void test_random_versions(void **state)
     for (uint64_t seed = first; seed < first + count; seed++) {
         char *old_src = gen_schema("rs", seed, 1), *new_src = gen_schema_newer("rs", seed);
         side older, newer;
-        open_side(&older, old_src, seed);
-        open_side(&newer, new_src, seed);
+        unsigned std = FBE_JIT_WRITE_OF(FBE_STANDARD) | FBE_JIT_READ_OF(FBE_STANDARD);
+        open_side(&older, old_src, seed, std);
+        open_side(&newer, new_src, seed, std);
         const fbe_ir_package *p = fbe_schema_root(older.schema);
         for (size_t k = 0; k < p->struct_count; k++) {
             const char *name = p->structs[k]->full_name;

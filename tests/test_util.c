@@ -187,3 +187,21 @@ int for_each_final_case(final_case_fn fn, void *ctx)
     fclose(f);
     return count;
 }
+
+void tprintf(text_buf *t, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    int n = vsnprintf(NULL, 0, format, ap);
+    va_end(ap);
+    assert_true(n >= 0);
+    if (t->len + (size_t)n + 1 > t->cap) {
+        t->cap = (t->len + (size_t)n + 1) * 2;
+        t->s = realloc(t->s, t->cap);
+        assert_non_null(t->s);
+    }
+    va_start(ap, format);
+    vsnprintf(t->s + t->len, t->cap - t->len, format, ap);
+    va_end(ap);
+    t->len += (size_t)n;
+}

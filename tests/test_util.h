@@ -72,6 +72,18 @@ int rm_rf(const char *dir);
 /* Seconds on the monotonic clock (for time budgets and reports). */
 double now_seconds(void);
 
+/* A growing heap string (free t.s) and printf onto its end. */
+typedef struct text_buf {
+    char *s;
+    size_t len, cap;
+} text_buf;
+
+void tprintf(text_buf *t, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* ---- deterministic randomness, hashing, little-endian words ------------------------ */
 
 #define SPLITMIX64_GAMMA UINT64_C(0x9E3779B97F4A7C15)

@@ -35,11 +35,6 @@ void gc_error(gc *g, const char *fmt, ...)
     g->failed = true;
 }
 
-bool gc_is_scalar(const fbe_ir_type *t)
-{
-    return fbe_ir_kind_is_scalar(t->kind);
-}
-
 static uint64_t mix(uint64_t x)
 {
     x ^= x >> 31;

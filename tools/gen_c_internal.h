@@ -58,9 +58,6 @@ void gc_error(gc *g, const char *fmt, ...)
 #endif
     ;
 
-bool gc_is_scalar(const fbe_ir_type *t);      /* FBE_IR_SHAPE_BOOL or FBE_IR_SHAPE_COPY */
-/* A scalar whose host bytes are its wire bytes, or an array of them (no bool):
- * copied with one memcpy in both models. */
 size_t gc_struct_index(const gc *g, const fbe_ir_struct *st);
 /* The base whose code handles st's inherited fields [0, own_field_start), or
  * NULL when st has none: a derived struct emits only its own fields, so a

@@ -429,7 +429,7 @@ static void node_size(gc *g, size_t n)
                   gc_struct_index(g, e->struct_type));
         break;
     case FBE_IR_SHAPE_ARRAY:
-        if (gc_is_scalar(e)) {
+        if (fbe_ir_kind_is_scalar(e->kind)) {
             gc_printf(g, "    (void)h;\n    return acc;\n");
             break;
         }
@@ -442,7 +442,7 @@ static void node_size(gc *g, size_t n)
     case FBE_IR_SHAPE_SEQ:
         gc_printf(g, "    sc_view v = sc_view_at(h);\n    acc += sc_block(v.size, %" PRIu32 ");\n",
                   e->std_inline_size);
-        if (gc_is_scalar(e)) {
+        if (fbe_ir_kind_is_scalar(e->kind)) {
             gc_printf(g, "    return acc;\n");
             break;
         }
@@ -454,20 +454,20 @@ static void node_size(gc *g, size_t n)
     case FBE_IR_SHAPE_MAP:
         gc_printf(g, "    sc_view v = sc_view_at(h);\n    acc += sc_block(v.size, %" PRIu32 ");\n",
                   fbe_ir_std_entry_size(t));
-        if (gc_is_scalar(k) && gc_is_scalar(e)) {
+        if (fbe_ir_kind_is_scalar(k->kind) && fbe_ir_kind_is_scalar(e->kind)) {
             gc_printf(g, "    return acc;\n");
             break;
         }
         gc_printf(g, "    for (size_t i = 0; i < v.size && acc < SC_CAP; i++) {\n"
                      "        const uint8_t *entry = v.data + i * %" PRIu32 ";\n",
                   t->host_entry_size);
-        if (!gc_is_scalar(k)) {
+        if (!fbe_ir_kind_is_scalar(k->kind)) {
             gc_printf(g, "        acc = ");
             extra(g, k, "entry", "acc");
             gc_printf(g, ";\n");
         }
         snprintf(h, sizeof h, "entry + %" PRIu32, t->host_entry_value_offset);
-        if (!gc_is_scalar(e)) {
+        if (!fbe_ir_kind_is_scalar(e->kind)) {
             gc_printf(g, "        acc = ");
             extra(g, e, h, "acc");
             gc_printf(g, ";\n");
@@ -669,7 +669,7 @@ static void node_read(gc *g, size_t n)
                      "        return st;\n    }\n    h[0] = 1;\n",
                   e->std_inline_size, t->host_size);
         snprintf(h, sizeof h, "h + %" PRIu32, t->host_value_offset);
-        if (gc_is_scalar(e)) {
+        if (fbe_ir_kind_is_scalar(e->kind)) {
             read_scalar(g, "    ", e, "r->data + slot", h);
             gc_printf(g, "    return FBE_OK;\n");
         } else {
@@ -692,7 +692,7 @@ static void node_read(gc *g, size_t n)
         break;
     }
     case FBE_IR_SHAPE_ARRAY:
-        if (gc_is_scalar(e)) {
+        if (fbe_ir_kind_is_scalar(e->kind)) {
             char cnt[32];
             snprintf(cnt, sizeof cnt, "%" PRIu32 "u", t->array_len);
             read_scalars(g, "    ", e, "r->data + pos", "h", cnt);
@@ -711,7 +711,7 @@ static void node_read(gc *g, size_t n)
         bool map = fbe_ir_shape_of(t) == FBE_IR_SHAPE_MAP;
         uint32_t ks = map ? k->std_inline_size : 0, es = fbe_ir_std_entry_size(t);
         uint32_t hs = map ? t->host_entry_size : e->host_size;
-        bool scalar = gc_is_scalar(e) && (!map || gc_is_scalar(k));
+        bool scalar = fbe_ir_kind_is_scalar(e->kind) && (!map || fbe_ir_kind_is_scalar(k->kind));
         gc_printf(g, "    uint64_t elems = 0;\n    uint32_t count = 0;\n"
                      "    sc_set_view(h, NULL, 0);\n"
                      "    fbe_status st = sc_chk_block(r, pos, base, %" PRIu32 ", &elems, &count);\n"
@@ -741,13 +741,13 @@ static void node_read(gc *g, size_t n)
             char vh[64], vp[64];
             snprintf(vh, sizeof vh, "entry + %" PRIu32, t->host_entry_value_offset);
             snprintf(vp, sizeof vp, "p + %" PRIu32, ks);
-            if (gc_is_scalar(k)) {
+            if (fbe_ir_kind_is_scalar(k->kind)) {
                 read_scalar(g, "        ", k, "r->data + p", "entry");
             } else {
                 read_expr(g, k, "p", "base", "entry", "depth", call, sizeof call);
                 gc_printf(g, "        SC_TRY(%s);\n", call);
             }
-            if (gc_is_scalar(e)) {
+            if (fbe_ir_kind_is_scalar(e->kind)) {
                 char src[128];
                 snprintf(src, sizeof src, "r->data + %s", vp);
                 read_scalar(g, "        ", e, src, vh);

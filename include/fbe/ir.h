@@ -111,8 +111,8 @@ fbe_ir_shape fbe_ir_shape_of(const fbe_ir_type *t);
 
 /* Whether a field's type has a shape the schema language can write: a base
  * type (scalar, string, bytes, enum, flags, struct, each with its declaration),
- * an optional of one, or an array or collection of a base type or an optional
- * one, with a base-type key. The compiler makes nothing else; the backends and
+ * an optional of one, a set of one, or an array, vector, list, map or hash of a
+ * base type or an optional one, with a base-type key. The compiler makes nothing else; the backends and
  * the serialize depth guard rely on it, and fbe_interp_create_ir refuses IR
  * made otherwise. */
 bool fbe_ir_type_has_schema_shape(const fbe_ir_type *t);
