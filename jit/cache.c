@@ -195,21 +195,84 @@ bool jit_cache_has(const char *dir, const jit_cache_key *key)
     return has;
 }
 
+/* An entry is the object followed by this trailer: a sum of the object's bytes
+ * and of its key. A damaged entry (a file system that lost the write before
+ * the rename after a crash, a bad disk, a file copied under another key's
+ * name) is then a miss that compiles the unit again, never code that runs
+ * wrong or an object LLVM aborts on. */
+typedef struct entry_trailer {
+    char magic[8];
+    uint64_t size;
+    uint64_t sum[2];
+} entry_trailer;
+
+static const char trailer_magic[8] = "fbe-sum1";
+
+/* Not a cryptographic hash: it catches damage, not an attacker (whoever can
+ * write the cache directory can write the program). Eight bytes a step. */
+static void entry_sum(const jit_cache_key *key, const char *data, size_t size, uint64_t out[2])
+{
+    uint64_t a = key->h[0] ^ size, b = key->h[1] + size;
+    size_t i = 0;
+    for (; i + 8 <= size; i += 8) {
+        uint64_t w;
+        memcpy(&w, data + i, 8);
+        a = (a ^ w) * 0x100000001b3ull;
+        b = (b + w) * 0x9e3779b97f4a7c15ull;
+        b ^= b >> 29;
+    }
+    for (; i < size; i++) {
+        a = (a ^ (uint8_t)data[i]) * 0x100000001b3ull;
+        b = (b + (uint8_t)data[i] + 1) * 0x9e3779b97f4a7c15ull;
+    }
+    out[0] = a ^ a >> 32;
+    out[1] = b ^ b >> 31;
+}
+
 LLVMMemoryBufferRef jit_cache_load(const char *dir, const jit_cache_key *key)
 {
     char *path = entry_path(dir, key, "");
     if (!path)
         return NULL;
-    LLVMMemoryBufferRef buf = NULL;
+    LLVMMemoryBufferRef file = NULL, obj = NULL;
     char *msg = NULL;
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-        LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg))
-        buf = NULL;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+        (size_t)st.st_size > sizeof(entry_trailer) &&
+        LLVMCreateMemoryBufferWithContentsOfFile(path, &file, &msg))
+        file = NULL;
     if (msg)
         LLVMDisposeMessage(msg);
     free(path);
-    return buf;
+    if (!file)
+        return NULL;
+    const char *data = LLVMGetBufferStart(file);
+    size_t size = LLVMGetBufferSize(file);
+    entry_trailer t;
+    uint64_t sum[2];
+    if (size > sizeof t) {
+        size -= sizeof t;
+        memcpy(&t, data + size, sizeof t);
+        entry_sum(key, data, size, sum);
+        if (memcmp(t.magic, trailer_magic, sizeof t.magic) == 0 && t.size == size &&
+            t.sum[0] == sum[0] && t.sum[1] == sum[1])
+            obj = LLVMCreateMemoryBufferWithMemoryRangeCopy(data, size, "fbe-cached");
+    }
+    LLVMDisposeMemoryBuffer(file);
+    return obj;
+}
+
+static bool write_all(int fd, const char *data, size_t size)
+{
+    for (size_t done = 0; done < size;) {
+        ssize_t w = write(fd, data + done, size - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        done += (size_t)w;
+    }
+    return true;
 }
 
 bool jit_cache_store(const char *dir, const jit_cache_key *key, const char *data, size_t size)
@@ -226,15 +289,10 @@ bool jit_cache_store(const char *dir, const jit_cache_key *key, const char *data
     char *tmp = entry_path(dir, key, suffix);
     bool ok = path && tmp;
     int fd = ok ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666) : -1;
-    ok = fd >= 0;
-    for (size_t done = 0; ok && done < size;) {
-        ssize_t w = write(fd, data + done, size - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        ok = w > 0;
-        if (ok)
-            done += (size_t)w;
-    }
+    entry_trailer t = {.size = size};
+    memcpy(t.magic, trailer_magic, sizeof t.magic);
+    entry_sum(key, data, size, t.sum);
+    ok = fd >= 0 && write_all(fd, data, size) && write_all(fd, (const char *)&t, sizeof t);
     if (fd >= 0 && close(fd) != 0)
         ok = false;
     if (ok && rename(tmp, path) != 0)

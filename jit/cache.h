@@ -56,7 +56,8 @@ void jit_cache_unit_key(const jit_cache_digest *ir, int unit, unsigned ops, unsi
 /* Whether an entry exists (it may still fail to load). */
 bool jit_cache_has(const char *dir, const jit_cache_key *key);
 
-/* The cached object, or NULL on a miss (or an unreadable entry). */
+/* The cached object, or NULL on a miss, an unreadable entry or one whose sum
+ * (a trailer after the object, written by jit_cache_store) does not match. */
 LLVMMemoryBufferRef jit_cache_load(const char *dir, const jit_cache_key *key);
 
 /* Stores atomically (a temporary file renamed into place); creates dir if it

@@ -639,6 +639,85 @@ static void test_cache_dir(void **state)
     fbe_schema_free(schema);
 }
 
+/* The cache's entries (DIR/fbe-*.o), sorted; returns how many (at most max). */
+static size_t cache_entries(const char *dir, char names[][320], size_t max)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    size_t n = 0;
+    struct dirent *ent;
+    while ((ent = readdir(d)) != NULL)
+        if (strncmp(ent->d_name, "fbe-", 4) == 0 && n < max)
+            snprintf(names[n++], 320, "%s/%s", dir, ent->d_name);
+    closedir(d);
+    qsort(names, n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+    return n;
+}
+
+static void damage(const char *path, int how, const char *other)
+{
+    size_t size;
+    uint8_t *data = read_file(path, &size);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    switch (how) {
+    case 0: /* one bit of the object flipped */
+        data[size / 2] ^= 0x10;
+        fwrite(data, 1, size, f);
+        break;
+    case 1: /* cut short */
+        fwrite(data, 1, size / 2, f);
+        break;
+    case 2: /* the object alone, as entries were written before they had a sum */
+        fwrite(data, 1, size - 32, f);
+        break;
+    default: { /* another key's entry under this name */
+        size_t other_size;
+        uint8_t *o = read_file(other, &other_size);
+        fwrite(o, 1, other_size, f);
+        free(o);
+        break;
+    }
+    }
+    assert_int_equal(fclose(f), 0);
+    free(data);
+}
+
+/* A damaged cache entry is a miss: the unit compiles again (and its entry is
+ * written anew), never an object that runs wrong code or makes LLVM abort
+ * (before entries had a sum, a flipped bit in the code crashed the process with
+ * SIGILL and a damaged section header ended it in an LLVM fatal error). */
+static void test_cache_damaged(void **state)
+{
+    (void)state;
+    if (!fbe_jit_available())
+        skip();
+    snprintf(cache_root, sizeof cache_root, "/tmp/fbe-lifecycle-cache-XXXXXX");
+    assert_non_null(mkdtemp(cache_root));
+    fbe_schema *schema = load_golden("proto");
+    fbe_jit_options opts = {.cache_dir = cache_root, .require_native = true};
+    fbe_codec_free(compile_native(schema, &opts));
+    char names[8][320];
+    size_t n = cache_entries(cache_root, names, 8);
+    assert_int_equal(n, 6); /* the six units */
+    for (int how = 0; how < 4; how++) {
+        for (size_t i = 0; i < n; i++)
+            damage(names[i], how, names[(i + 1) % n]);
+        fbe_codec *c = compile_native(schema, &opts);
+        fbe_jit_stats st = fbe_jit_codec_stats(c);
+        assert_false(st.cached);
+        assert_int_equal(st.failed, 0);
+        assert_exercise(schema, c, 2, 910 + (uint64_t)how);
+        fbe_codec_free(c);
+        c = compile_native(schema, &opts); /* written anew */
+        assert_true(fbe_jit_codec_stats(c).cached);
+        assert_exercise(schema, c, 1, 920 + (uint64_t)how);
+        fbe_codec_free(c);
+        assert_int_equal(cache_entries(cache_root, names, 8), n);
+    }
+    fbe_schema_free(schema);
+}
+
 /* Reads the older writer's frame (S without x) with `codec` and returns the
  * default deserialize gave x. */
 static double default_read(const fbe_schema *old, fbe_codec *codec)
@@ -785,6 +864,7 @@ int main(void)
         cmocka_unit_test(test_parts),
         cmocka_unit_test_teardown(test_cache_dir, remove_cache_root),
         cmocka_unit_test_teardown(test_cache_key, remove_cache_root),
+        cmocka_unit_test_teardown(test_cache_damaged, remove_cache_root),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
