@@ -1,8 +1,9 @@
 /* Random schema text for differential tests: enums, flags and structs whose
  * fields take every shape the schema language has (optional, arrays, vectors,
  * lists, sets, maps and hashes with optional values), structs held by value,
- * optionally, in arrays and collections, bases, and self-references through
- * vectors and lists. Deterministic: a seed always gives the same text. */
+ * optionally, in arrays and collections and as set elements and map keys,
+ * `[key]` fields, bases, and self-references through vectors and lists.
+ * Deterministic: a seed always gives the same text. */
 #include "schema_gen.h"
 
 #include <stdbool.h>
@@ -19,7 +20,7 @@ static const char *const scalars[] = {"bool",  "byte",   "char",  "wchar",   "in
                                       "uint8", "int16",  "uint16", "int32",  "uint32",
                                       "int64", "uint64", "float", "double",  "decimal",
                                       "timestamp", "uuid", "string", "bytes"};
-/* what a key or a set's element may be (not bytes, not a struct here) */
+/* what a key or a set's element may be besides enums, flags and structs (not bytes) */
 static const char *const keys[] = {"bool",   "byte",   "char",   "wchar",  "int8",   "uint8",
                                    "int16",  "uint16", "int32",  "uint32", "int64",  "uint64",
                                    "float",  "double", "decimal", "string", "uuid", "timestamp"};
@@ -39,7 +40,9 @@ static void base_type(schema_gen *g, text_buf *t, unsigned self, bool key)
 {
     unsigned r = pick(&g->rng, 10);
     if (key) {
-        if (r == 0 && g->enums)
+        if (r >= 2 && r < 4 && self > 0) /* ordered and hashed by its [key] fields */
+            tprintf(t, "%sS%u", g->p, pick(&g->rng, self));
+        else if (r == 0 && g->enums)
             tprintf(t, "%sE%u", g->p, pick(&g->rng, g->enums));
         else if (r == 1 && g->flags)
             tprintf(t, "%sF%u", g->p, pick(&g->rng, g->flags));
@@ -59,7 +62,7 @@ static void base_type(schema_gen *g, text_buf *t, unsigned self, bool key)
 
 static void field(schema_gen *g, text_buf *t, unsigned self, unsigned index)
 {
-    tprintf(t, "    ");
+    tprintf(t, "    %s", pick(&g->rng, 4) ? "" : "[key] ");
     unsigned shape = pick(&g->rng, 14);
     if (shape == 0) { /* itself, through a vector or a list: the only self-reference */
         tprintf(t, "%sS%u%s", g->p, self, pick(&g->rng, 2) ? "[]" : "()");

@@ -1,7 +1,9 @@
 /* Keys across backends and against the reference's bytes (issue 15, docs/keys.md):
  *
  *  - generated == reflective: for every struct of the four golden schemas and of
- *    tests/value_keys.fbe, the header functions pkg_T_compare/_equal/_hash (fbec
+ *    tests/value_keys.fbe and of a package of random schemas (tests/schema_gen.c,
+ *    [key] fields of every shape, structs as set elements and map keys), the
+ *    header functions pkg_T_compare/_equal/_hash (fbec
  *    header, built by tests/CMakeLists.txt) and fbe_value_compare/_equal/_hash
  *    give the same results on random values (tests/value_gen.c) and on pairs that
  *    are deep copies of each other;
@@ -21,6 +23,8 @@
 #include "enums.h"
 #include "keys.h"
 #include "protoex.h"
+#include "rs.h"
+#include "rs_types.h"
 #include "test.h"
 
 /* ---- the generated functions of every type, by name ------------------------------------ */
@@ -58,7 +62,8 @@ typedef struct gen_fns {
     X(test, StructSet) X(test, StructMap) X(test, StructHash) X(test, StructHashEx)    \
     X(test, StructEmpty)                                                               \
     X(keys, Scalars) X(keys, Base) X(keys, Derived) X(keys, Leaf) X(keys, NoKeys)      \
-    X(keys, NoOwnKeys) X(keys, Composite) X(keys, Coll)
+    X(keys, NoOwnKeys) X(keys, Composite) X(keys, Coll)                              \
+    rs_TYPES(X)
 
 TYPES(FNS)
 static const gen_fns all_fns[] = {TYPES(ROW)};
@@ -105,10 +110,11 @@ static void test_generated_agree(void **state)
     (void)state;
     const char *schemas[] = {"enums", "proto", "protoex", "test"};
     size_t checked = 0;
-    for (size_t k = 0; k < 5; k++) {
-        fbe_schema *schema = k < 4 ? load_golden(schemas[k])
-                                   : fbe_schema_load(FBE_SOURCE_DIR "/tests/value_keys.fbe",
-                                                     NULL, NULL);
+    for (size_t k = 0; k < 6; k++) {
+        fbe_schema *schema = k < 4  ? load_golden(schemas[k])
+                             : k == 4 ? fbe_schema_load(FBE_SOURCE_DIR "/tests/value_keys.fbe",
+                                                        NULL, NULL)
+                                      : fbe_schema_load(FBE_RS_SCHEMA, NULL, NULL);
         assert_non_null(schema);
         const fbe_ir_package *pkg = fbe_schema_root(schema);
         for (size_t i = 0; i < pkg->struct_count; i++) {

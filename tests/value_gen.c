@@ -7,6 +7,8 @@
 
 #include "fbe/types.h"
 
+_Thread_local gen_marks gen_made;
+
 uint64_t gen_rand(uint64_t *s)
 {
     uint64_t x = *s ? *s : UINT64_C(0x9E3779B97F4A7C15);
@@ -94,6 +96,7 @@ static void gen_float(uint64_t *s, void *p)
     case 4: bits = 1; break;                        /* smallest subnormal */
     case 5: bits = UINT32_C(0x3F800000); break;     /* 1.0 */
     case 6: /* NaN: quiet or signalling, any payload, any sign */
+        gen_made.nan++;
         bits = UINT32_C(0x7F800000) | (uint32_t)(gen_rand(s) & UINT32_C(0x807FFFFF));
         if (!(bits & UINT32_C(0x007FFFFF)))
             bits |= 1;
@@ -120,6 +123,7 @@ static void gen_double(uint64_t *s, void *p)
     case 4: bits = 1; break;
     case 5: bits = UINT64_C(0x3FF0000000000000); break;
     case 6:
+        gen_made.nan++;
         bits = exp | (gen_rand(s) & (man | UINT64_C(1) << 63));
         if (!(bits & man))
             bits |= 1;
@@ -133,9 +137,63 @@ static void gen_double(uint64_t *s, void *p)
     memcpy(p, &bits, 8);
 }
 
-/* 0..40 random bytes (sometimes printable ASCII only); an empty view is either
- * {NULL, 0} or a non-NULL pointer with size 0. */
-static void gen_blob(uint64_t *s, fbe_arena *arena, const void **data, size_t *size)
+/* One code point of the kinds JSON treats differently: control characters
+ * (escaped), the characters JSON escapes by name, ASCII, and two-, three- and
+ * four-byte sequences (never a surrogate), written at p if they fit in `room`
+ * bytes; returns the bytes written (0: did not fit). */
+static size_t put_code_point(uint64_t *s, uint8_t *p, size_t room)
+{
+    static const uint32_t named[] = {'"', '\\', '/', 0x7F, 0x2028, 0x2029, 0xFEFF, 0xFFFF};
+    uint32_t c;
+    switch (below(s, 8)) {
+    case 0: c = below(s, 0x20); break;
+    case 1: c = named[below(s, sizeof named / sizeof *named)]; break;
+    case 2: c = 0x80 + below(s, 0x800 - 0x80); break;
+    case 3:
+        c = 0x800 + below(s, 0x10000 - 0x800 - 0x800);
+        if (c >= 0xD800)
+            c += 0x800; /* past the surrogates */
+        break;
+    case 4: c = 0x10000 + below(s, 0x110000 - 0x10000); break;
+    default: c = ' ' + below(s, 95); break;
+    }
+    size_t n = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+    if (n > room)
+        return 0;
+    static const uint8_t lead[] = {0, 0, 0xC0, 0xE0, 0xF0};
+    for (size_t i = n - 1; i > 0; i--, c >>= 6)
+        p[i] = (uint8_t)(0x80 | (c & 0x3F));
+    p[0] = (uint8_t)(lead[n] | c);
+    return n;
+}
+
+/* RFC 3629: no overlong form, no surrogate, nothing past U+10FFFF. */
+static bool is_utf8(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        uint8_t c = p[i];
+        size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
+                   : (c & 0xF8) == 0xF0 ? 4 : 0;
+        if (len == 0 || len > n - i)
+            return false;
+        uint32_t cp = len == 1 ? c : c & (0x7F >> len);
+        for (size_t k = 1; k < len; k++) {
+            if ((p[i + k] & 0xC0) != 0x80)
+                return false;
+            cp = cp << 6 | (p[i + k] & 0x3F);
+        }
+        static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < least[len] || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+/* 0..40 bytes: random, printable ASCII only or (`text`) valid UTF-8 of every
+ * kind of code point; an empty view is either {NULL, 0} or a non-NULL pointer
+ * with size 0. */
+static void gen_blob(uint64_t *s, fbe_arena *arena, bool text, const void **data, size_t *size)
 {
     size_t n = below(s, 4) == 0 ? 0 : below(s, 41);
     if (n == 0) {
@@ -144,11 +202,21 @@ static void gen_blob(uint64_t *s, fbe_arena *arena, const void **data, size_t *s
         return;
     }
     uint8_t *p = alloc_or_die(arena, n + 1);
-    bool ascii = below(s, 2);
-    for (size_t i = 0; i < n; i++) {
+    uint32_t mode = below(s, text ? 3 : 2);
+    size_t i = 0;
+    while (i < n) {
+        if (mode == 2) {
+            size_t k = put_code_point(s, p + i, n - i);
+            if (k) {
+                i += k;
+                continue;
+            }
+        }
         uint8_t c = (uint8_t)gen_rand(s);
-        p[i] = ascii ? (uint8_t)(' ' + c % 95) : c;
+        p[i++] = mode ? (uint8_t)(' ' + c % 95) : c;
     }
+    if (text && !is_utf8(p, n))
+        gen_made.not_utf8++;
     *data = p;
     *size = n;
 }
@@ -218,7 +286,7 @@ static void gen_type(const fbe_ir_type *t, uint8_t *host, fbe_arena *arena, uint
     case FBE_IR_STRING: {
         fbe_string v;
         const void *data;
-        gen_blob(s, arena, &data, &v.size);
+        gen_blob(s, arena, true, &data, &v.size);
         v.data = data;
         memcpy(host, &v, sizeof v);
         break;
@@ -226,7 +294,7 @@ static void gen_type(const fbe_ir_type *t, uint8_t *host, fbe_arena *arena, uint
     case FBE_IR_BYTES: {
         fbe_bytes v;
         const void *data;
-        gen_blob(s, arena, &data, &v.size);
+        gen_blob(s, arena, false, &data, &v.size);
         v.data = data;
         memcpy(host, &v, sizeof v);
         break;

@@ -16,13 +16,22 @@
  * so generation terminates for recursive types. */
 #define GEN_MAX_DEPTH 3
 
+/* What the values generated on this thread held that JSON cannot carry: NaN
+ * floats and strings that are not UTF-8 (counted by gen_value, never reset by
+ * it: a test zeroes it before the values it asks about). */
+typedef struct gen_marks {
+    unsigned long nan, not_utf8;
+} gen_marks;
+extern _Thread_local gen_marks gen_made;
+
 /* xorshift64*: never returns the same stream for a zero state (0 is replaced). */
 uint64_t gen_rand(uint64_t *rng_state);
 
 /* Fills *value (st->host_size bytes, host-aligned) with random data: integers
  * (extremes and random bits), finite floats with +-0, subnormals and NaN bit
  * patterns, decimals with a valid flags word (scale 0..28, sign bit), uuids,
- * timestamps, strings and bytes of 0..40 random bytes, enums and flags of their
+ * timestamps, strings (0..40 bytes: random, printable ASCII, or UTF-8 of every
+ * kind of code point) and bytes (random or printable) of 0..40 bytes, enums and flags of their
  * base width, optionals present or absent, arrays, and collections of 0..4
  * elements. bool and has_value bytes are 0 or 1; padding bytes are zero. `depth`
  * is the nesting level of `value` (0 for a root). Allocation failure aborts. */
