@@ -177,6 +177,21 @@ void jit_cache_unit_key(const jit_cache_digest *ir, int unit, unsigned ops, unsi
 
 /* ---- files --------------------------------------------------------------------------- */
 
+/* An entry is the object followed by this trailer: a sum of the object's bytes
+ * and of its key. A damaged entry (a file system that lost the write before
+ * the rename after a crash, a bad disk, a file copied under another key's
+ * name) is then a miss that compiles the unit again, never code that runs
+ * wrong or an object LLVM aborts on. */
+typedef struct entry_trailer {
+    char magic[8];
+    uint64_t size;
+    uint64_t sum[2];
+} entry_trailer;
+
+/* (no terminating NUL: eight bytes in the file) */
+static const char trailer_magic[8] = {'f', 'b', 'e', '-', 's', 'u', 'm', '1'};
+_Static_assert(sizeof(entry_trailer) == 32, "docs/aot.md and test_cache_damaged say 32 bytes");
+
 static char *entry_path(const char *dir, const jit_cache_key *key, const char *suffix)
 {
     size_t n = strlen(dir) + sizeof key->hex + 64;
@@ -190,23 +205,11 @@ bool jit_cache_has(const char *dir, const jit_cache_key *key)
 {
     char *path = entry_path(dir, key, "");
     struct stat st;
-    bool has = path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+    bool has = path && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+               (size_t)st.st_size > sizeof(entry_trailer);
     free(path);
     return has;
 }
-
-/* An entry is the object followed by this trailer: a sum of the object's bytes
- * and of its key. A damaged entry (a file system that lost the write before
- * the rename after a crash, a bad disk, a file copied under another key's
- * name) is then a miss that compiles the unit again, never code that runs
- * wrong or an object LLVM aborts on. */
-typedef struct entry_trailer {
-    char magic[8];
-    uint64_t size;
-    uint64_t sum[2];
-} entry_trailer;
-
-static const char trailer_magic[8] = "fbe-sum1";
 
 /* Not a cryptographic hash: it catches damage, not an attacker (whoever can
  * write the cache directory can write the program). Eight bytes a step. */
@@ -243,22 +246,28 @@ LLVMMemoryBufferRef jit_cache_load(const char *dir, const jit_cache_key *key)
         file = NULL;
     if (msg)
         LLVMDisposeMessage(msg);
-    free(path);
-    if (!file)
-        return NULL;
-    const char *data = LLVMGetBufferStart(file);
-    size_t size = LLVMGetBufferSize(file);
-    entry_trailer t;
-    uint64_t sum[2];
-    if (size > sizeof t) {
-        size -= sizeof t;
-        memcpy(&t, data + size, sizeof t);
-        entry_sum(key, data, size, sum);
-        if (memcmp(t.magic, trailer_magic, sizeof t.magic) == 0 && t.size == size &&
-            t.sum[0] == sum[0] && t.sum[1] == sum[1])
-            obj = LLVMCreateMemoryBufferWithMemoryRangeCopy(data, size, "fbe-cached");
+    /* the copy is what is checked and loaded: LLVM may map the file, which
+     * another process could change between the check and the load */
+    size_t size = file ? LLVMGetBufferSize(file) : 0;
+    if (size > sizeof(entry_trailer)) {
+        size -= sizeof(entry_trailer);
+        obj = LLVMCreateMemoryBufferWithMemoryRangeCopy(LLVMGetBufferStart(file), size, path);
     }
-    LLVMDisposeMemoryBuffer(file);
+    entry_trailer t;
+    if (obj)
+        memcpy(&t, LLVMGetBufferStart(file) + size, sizeof t);
+    if (file)
+        LLVMDisposeMemoryBuffer(file);
+    free(path);
+    if (!obj)
+        return NULL;
+    uint64_t sum[2];
+    entry_sum(key, LLVMGetBufferStart(obj), size, sum);
+    if (memcmp(t.magic, trailer_magic, sizeof t.magic) != 0 || t.size != size ||
+        t.sum[0] != sum[0] || t.sum[1] != sum[1]) {
+        LLVMDisposeMemoryBuffer(obj);
+        return NULL;
+    }
     return obj;
 }
 

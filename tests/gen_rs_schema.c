@@ -37,8 +37,14 @@ int main(int argc, char **argv)
         p += n;
     }
     fputs("\n", types);
-    int failed = fclose(schema) != 0;
+    int failed = ferror(schema) || ferror(types);
+    failed |= fclose(schema) != 0;
     failed |= fclose(types) != 0;
     free(text);
+    if (failed) { /* no half-written file for the build to take as up to date */
+        fprintf(stderr, "gen_rs_schema: cannot write %s or %s\n", argv[3], argv[4]);
+        remove(argv[3]);
+        remove(argv[4]);
+    }
     return failed;
 }

@@ -639,6 +639,11 @@ static void test_cache_dir(void **state)
     fbe_schema_free(schema);
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
 /* The cache's entries (DIR/fbe-*.o), sorted; returns how many (at most max). */
 static size_t cache_entries(const char *dir, char names[][320], size_t max)
 {
@@ -650,7 +655,7 @@ static size_t cache_entries(const char *dir, char names[][320], size_t max)
         if (strncmp(ent->d_name, "fbe-", 4) == 0 && n < max)
             snprintf(names[n++], 320, "%s/%s", dir, ent->d_name);
     closedir(d);
-    qsort(names, n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+    qsort(names, n, sizeof names[0], by_name);
     return n;
 }
 
@@ -683,10 +688,11 @@ static void damage(const char *path, int how, const char *other)
     free(data);
 }
 
-/* A damaged cache entry is a miss: the unit compiles again (and its entry is
- * written anew), never an object that runs wrong code or makes LLVM abort
- * (before entries had a sum, a flipped bit in the code crashed the process with
- * SIGILL and a damaged section header ended it in an LLVM fatal error). */
+/* A damaged cache entry is a miss: the unit compiles again and its entry is
+ * written anew (the same bytes: code generation is deterministic), never an
+ * object that runs wrong code or makes LLVM abort (before entries had a sum, a
+ * flipped bit in the code crashed the process with SIGILL and a damaged section
+ * header ended it in an LLVM fatal error). */
 static void test_cache_damaged(void **state)
 {
     (void)state;
@@ -700,6 +706,10 @@ static void test_cache_damaged(void **state)
     char names[8][320];
     size_t n = cache_entries(cache_root, names, 8);
     assert_int_equal(n, 6); /* the six units */
+    uint8_t *original[8];
+    size_t original_size[8];
+    for (size_t i = 0; i < n; i++)
+        original[i] = read_file(names[i], &original_size[i]);
     for (int how = 0; how < 4; how++) {
         for (size_t i = 0; i < n; i++)
             damage(names[i], how, names[(i + 1) % n]);
@@ -707,6 +717,13 @@ static void test_cache_damaged(void **state)
         fbe_jit_stats st = fbe_jit_codec_stats(c);
         assert_false(st.cached);
         assert_int_equal(st.failed, 0);
+        for (size_t i = 0; i < n; i++) { /* every entry was a miss, and stored again */
+            size_t size;
+            uint8_t *now = read_file(names[i], &size);
+            if (size != original_size[i] || memcmp(now, original[i], size) != 0)
+                fail_msg("damage %d: %s was not written again", how, names[i]);
+            free(now);
+        }
         assert_exercise(schema, c, 2, 910 + (uint64_t)how);
         fbe_codec_free(c);
         c = compile_native(schema, &opts); /* written anew */
@@ -715,6 +732,8 @@ static void test_cache_damaged(void **state)
         fbe_codec_free(c);
         assert_int_equal(cache_entries(cache_root, names, 8), n);
     }
+    for (size_t i = 0; i < n; i++)
+        free(original[i]);
     fbe_schema_free(schema);
 }
 

@@ -167,27 +167,27 @@ static size_t put_code_point(uint64_t *s, uint8_t *p, size_t room)
     return n;
 }
 
-/* RFC 3629: no overlong form, no surrogate, nothing past U+10FFFF. */
-static bool is_utf8(const uint8_t *p, size_t n)
+size_t utf8_valid_prefix(const uint8_t *p, size_t n)
 {
-    for (size_t i = 0; i < n;) {
+    size_t i = 0;
+    while (i < n) {
         uint8_t c = p[i];
         size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
                    : (c & 0xF8) == 0xF0 ? 4 : 0;
         if (len == 0 || len > n - i)
-            return false;
+            return i;
         uint32_t cp = len == 1 ? c : c & (0x7F >> len);
         for (size_t k = 1; k < len; k++) {
             if ((p[i + k] & 0xC0) != 0x80)
-                return false;
+                return i;
             cp = cp << 6 | (p[i + k] & 0x3F);
         }
         static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
         if (cp < least[len] || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
-            return false;
+            return i;
         i += len;
     }
-    return true;
+    return i;
 }
 
 /* 0..40 bytes: random, printable ASCII only or (`text`) valid UTF-8 of every
@@ -215,8 +215,13 @@ static void gen_blob(uint64_t *s, fbe_arena *arena, bool text, const void **data
         uint8_t c = (uint8_t)gen_rand(s);
         p[i++] = mode ? (uint8_t)(' ' + c % 95) : c;
     }
-    if (text && !is_utf8(p, n))
+    if (text && utf8_valid_prefix(p, n) != n) {
+        if (gen_made.not_utf8 < GEN_BAD_MAX) {
+            gen_made.bad[gen_made.not_utf8].data = p;
+            gen_made.bad[gen_made.not_utf8].size = n;
+        }
         gen_made.not_utf8++;
+    }
     *data = p;
     *size = n;
 }

@@ -17,12 +17,22 @@
 #define GEN_MAX_DEPTH 3
 
 /* What the values generated on this thread held that JSON cannot carry: NaN
- * floats and strings that are not UTF-8 (counted by gen_value, never reset by
- * it: a test zeroes it before the values it asks about). */
+ * floats and strings that are not UTF-8, the first GEN_BAD_MAX of those
+ * strings kept (counted by gen_value, never reset by it: a test zeroes it
+ * before the values it asks about). */
+#define GEN_BAD_MAX 32
 typedef struct gen_marks {
     unsigned long nan, not_utf8;
+    struct {
+        const uint8_t *data;
+        size_t size;
+    } bad[GEN_BAD_MAX];
 } gen_marks;
 extern _Thread_local gen_marks gen_made;
+
+/* The length of the longest prefix of p[0..n) that is UTF-8 (RFC 3629: no
+ * overlong form, no surrogate, nothing past U+10FFFF). */
+size_t utf8_valid_prefix(const uint8_t *p, size_t n);
 
 /* xorshift64*: never returns the same stream for a zero state (0 is replaced). */
 uint64_t gen_rand(uint64_t *rng_state);
