@@ -1,6 +1,7 @@
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 /* fbec verify / decode / convert as a user runs them, on the golden vectors:
  * exit codes, exact stdout (bytes) and stderr (messages), stdin and -o. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,12 +49,15 @@ static uint8_t *slurp(const char *path, size_t *len)
     return buf;
 }
 
+/* The fbec the tests run (test_llvm_helper runs a copy elsewhere). */
+static const char *fbec_program = FBEC_PATH;
+
 /* Runs `[PREFIX |] fbec ARGS [< STDIN]` in the scratch directory. */
 static result run_io(const char *prefix, const char *args, const char *stdin_path)
 {
     char cmd[8192];
     snprintf(cmd, sizeof cmd, "cd '%s' && %s%s'%s' %s%s%s%s >out.txt 2>err.txt", dir,
-             prefix ? prefix : "", prefix ? " | " : "", FBEC_PATH, args,
+             prefix ? prefix : "", prefix ? " | " : "", fbec_program, args,
              stdin_path ? " < '" : "", stdin_path ? stdin_path : "", stdin_path ? "'" : "");
     result r = {0};
     char *junk = NULL;
@@ -616,6 +620,57 @@ static void test_backend(void **state)
     result_free(&r);
 }
 
+/* fbec does not load libLLVM (its start is ~2 M instructions instead of ~23 M):
+ * with LLVM, aot and --backend jit|auto run fbec-llvm from fbec's directory
+ * (test_backend above goes through it); without it beside fbec, jit and aot
+ * fail saying so and auto is the interpreter. */
+static void test_llvm_helper(void **state)
+{
+    (void)state;
+    char cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd, "readelf -d '%s'", FBEC_PATH);
+    assert_int_equal(run_command(cmd, &out), 0);
+    assert_non_null(strstr(out, "(NEEDED)"));
+    if (strstr(out, "libLLVM"))
+        fail_msg("fbec links libLLVM:\n%s", out);
+    free(out);
+    if (!fbe_jit_available())
+        return;
+    char lonely[512], real[PATH_MAX], want[PATH_MAX + 128];
+    snprintf(lonely, sizeof lonely, "%s/lonely", dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s' '%s/fbec'", lonely, FBEC_PATH, lonely);
+    assert_int_equal(run_command(cmd, &out), 0);
+    free(out);
+    assert_non_null(realpath(lonely, real));
+    char program[600];
+    snprintf(program, sizeof program, "%s/fbec", lonely);
+    fbec_program = program;
+    const char *ta = type_args("proto", "Account");
+    const char *std = case_path("proto", "Account", "readme", ".bin");
+    snprintf(want, sizeof want,
+             "fbec verify: cannot run %s/fbec-llvm, which has the LLVM JIT and AOT compiler: "
+             "No such file or directory\n", real);
+    result r = run("verify %s --backend jit '%s'", ta, std);
+    assert_fails(&r, 1, want);
+    result_free(&r);
+    r = run("verify %s --backend=jit '%s'", ta, std);
+    assert_fails(&r, 1, want);
+    result_free(&r);
+    r = run("decode %s --backend auto '%s'", ta, std);
+    assert_out_equals_file(&r, case_path("proto", "Account", "readme", ".txt"), true);
+    result_free(&r);
+    snprintf(want, sizeof want,
+             "fbec aot: cannot run %s/fbec-llvm, which has the LLVM JIT and AOT compiler: "
+             "No such file or directory\n", real);
+    r = run("aot '%s/proto.fbe' -o p.o", schema_dir);
+    assert_fails(&r, 1, want);
+    result_free(&r);
+    r = run("verify %s '%s'", ta, std); /* the interpreter needs nothing beside fbec */
+    assert_ok_silent(&r);
+    result_free(&r);
+    fbec_program = FBEC_PATH;
+}
+
 static void test_usage_errors(void **state)
 {
     (void)state;
@@ -771,6 +826,7 @@ int main(void)
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_backend),
+        cmocka_unit_test(test_llvm_helper),
         cmocka_unit_test(test_data_errors),
         cmocka_unit_test(test_verify_golden),
         cmocka_unit_test(test_decode_golden),
