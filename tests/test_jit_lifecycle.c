@@ -588,8 +588,16 @@ static void remove_tree(const char *dir)
     rmdir(dir);
 }
 
-/* The temporary cache directory, removed by the teardown even when the test fails. */
+/* The temporary cache directory of a cache test: made by the setup, removed by
+ * the teardown even when the test fails. */
 static char cache_root[64];
+
+static int make_cache_root(void **state)
+{
+    (void)state;
+    snprintf(cache_root, sizeof cache_root, "/tmp/fbe-lifecycle-cache-XXXXXX");
+    return mkdtemp(cache_root) ? 0 : -1;
+}
 
 static int remove_cache_root(void **state)
 {
@@ -605,8 +613,6 @@ static void test_cache_dir(void **state)
     (void)state;
     if (!fbe_jit_available())
         skip();
-    snprintf(cache_root, sizeof cache_root, "/tmp/fbe-lifecycle-cache-XXXXXX");
-    assert_non_null(mkdtemp(cache_root));
     const char *dir = cache_root;
     char cache[128];
     snprintf(cache, sizeof cache, "%s/objects", dir); /* created on demand */
@@ -698,8 +704,6 @@ static void test_cache_damaged(void **state)
     (void)state;
     if (!fbe_jit_available())
         skip();
-    snprintf(cache_root, sizeof cache_root, "/tmp/fbe-lifecycle-cache-XXXXXX");
-    assert_non_null(mkdtemp(cache_root));
     fbe_schema *schema = load_golden("proto");
     fbe_jit_options opts = {.cache_dir = cache_root, .require_native = true};
     fbe_codec_free(compile_native(schema, &opts));
@@ -775,8 +779,6 @@ static void test_cache_key(void **state)
     (void)state;
     if (!fbe_jit_available())
         skip();
-    snprintf(cache_root, sizeof cache_root, "/tmp/fbe-lifecycle-cache-XXXXXX");
-    assert_non_null(mkdtemp(cache_root));
     fbe_jit_options opts = {.cache_dir = cache_root, .models = FBE_JIT_MODEL(FBE_STANDARD)};
 
     /* 0.1 and the next double up */
@@ -881,9 +883,9 @@ int main(void)
         cmocka_unit_test(test_models),
         cmocka_unit_test(test_types),
         cmocka_unit_test(test_parts),
-        cmocka_unit_test_teardown(test_cache_dir, remove_cache_root),
-        cmocka_unit_test_teardown(test_cache_key, remove_cache_root),
-        cmocka_unit_test_teardown(test_cache_damaged, remove_cache_root),
+        cmocka_unit_test_setup_teardown(test_cache_dir, make_cache_root, remove_cache_root),
+        cmocka_unit_test_setup_teardown(test_cache_key, make_cache_root, remove_cache_root),
+        cmocka_unit_test_setup_teardown(test_cache_damaged, make_cache_root, remove_cache_root),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
