@@ -20,8 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <llvm-c/Core.h>
-#include <llvm-c/LLJIT.h>
+#include "llvm.h"
 
 #include "emit.h"
 

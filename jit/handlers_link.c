@@ -4,9 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <llvm-c/BitReader.h>
-#include <llvm-c/Core.h>
-#include <llvm-c/Linker.h>
+#include "llvm.h"
 
 #include "emit.h"
 

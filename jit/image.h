@@ -13,8 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <llvm-c/Core.h>
-#include <llvm-c/Target.h>
+#include "llvm.h"
 
 #include "emit.h"
 #include "fbe/schema.h"

@@ -10,8 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <llvm-c/Core.h>
-#include <llvm-c/TargetMachine.h>
+#include "llvm.h"
 
 #include "cache.h"
 #include "fbe/codec.h"
