@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "llvm.h"
+#include <llvm-c/Orc.h>
 
 #include "fbe/schema.h"
 #include "interp/program.h"

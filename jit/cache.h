@@ -20,7 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "llvm.h"
+#include <llvm-c/Core.h>
+#include <llvm-c/LLJIT.h>
 
 #include "emit.h"
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "llvm.h"
+#include <llvm-c/Core.h>
 
 #include "fbe/aot.h"
 #include "fbe/codec.h"

@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "llvm.h"
+#include <llvm-c/Target.h>
 
 #include "emit.h"
 #include "emit_budget.h"

@@ -14,7 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "llvm.h"
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/TargetMachine.h>
 
 #include "cache.h"
 #include "codec_impl.h"
@@ -136,12 +140,7 @@ static bool process_exiting(bool after_step)
 
 bool fbe_jit_available(void)
 {
-    return jit_init_native();
-}
-
-const char *fbe_jit_unavailable_reason(void)
-{
-    return jit_init_native() ? "" : jit_llvm_error();
+    return true;
 }
 
 static bool failed(LLVMErrorRef err, const char *what)
@@ -561,15 +560,6 @@ static void *eager_thread(void *arg)
     return NULL;
 }
 
-/* Units nothing will compile stay interpreted (s->lock held). */
-static void fail_queued(jit_state *s)
-{
-    for (int u = 0; u < JIT_UNIT_COUNT; u++)
-        if (s->state[u] == UNIT_QUEUED)
-            s->state[u] = UNIT_FAILED;
-    pthread_cond_broadcast(&s->changed);
-}
-
 static void *background_thread(void *arg)
 {
     jit_state *s = arg;
@@ -581,10 +571,7 @@ static void *background_thread(void *arg)
     warming_threads--;
     pthread_mutex_unlock(&live_lock);
     pthread_mutex_lock(&s->lock);
-    if (jit_llvm_load()) /* loaded by the warm-up, on this thread */
-        compile_units(s, true);
-    else
-        fail_queued(s);
+    compile_units(s, true);
     state_release(s);
     pthread_mutex_lock(&live_lock);
     live_threads--;
@@ -778,6 +765,7 @@ fbe_codec *fbe_jit_compile(const fbe_schema *schema, const fbe_jit_options *opts
     fbe_codec *codec = fbe_interp_create(schema, &copts, status);
     if (!codec)
         return NULL;
+    jit_init_native();
     fbe_status made;
     jit_state *s = state_new(schema, codec, &o, &made);
     if (!s) {
@@ -791,11 +779,8 @@ fbe_codec *fbe_jit_compile(const fbe_schema *schema, const fbe_jit_options *opts
     codec->destroy_backend = destroy_jit;
     bool background = o.mode != FBE_JIT_EAGER;
     save_interp(s, background);
-    /* libLLVM is loaded here when eager, by the compile thread when not (the
-     * calling thread then never waits for it) */
     bool ok = background ? start_background(s, o.threads ? o.threads : 1)
-                         : jit_init_native() &&
-                               compile_eager(s, o.threads ? o.threads : default_threads());
+                         : compile_eager(s, o.threads ? o.threads : default_threads());
     if (!ok && !background) {
         fbe_codec_free(codec);
         if (o.require_native) {
@@ -809,7 +794,9 @@ fbe_codec *fbe_jit_compile(const fbe_schema *schema, const fbe_jit_options *opts
     }
     if (!ok) { /* no thread: the codec stays interpreted, correct and slower */
         pthread_mutex_lock(&s->lock);
-        fail_queued(s);
+        for (int u = 0; u < JIT_UNIT_COUNT; u++)
+            if (s->state[u] == UNIT_QUEUED)
+                s->state[u] = UNIT_FAILED;
         pthread_mutex_unlock(&s->lock);
     }
     codec->backend = FBE_BACKEND_JIT;

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "llvm.h"
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Linker.h>
 
 #include "emit.h"
 

@@ -13,7 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "llvm.h"
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
 
 #include "emit.h"
 #include "fbe/schema.h"

@@ -8,7 +8,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "llvm.h"
+#include <llvm-c/Support.h>
+#include <llvm-c/Analysis.h>
+#include <llvm-c/ErrorHandling.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/Transforms/PassBuilder.h>
 
 #include "fbe/jit.h"
 
@@ -26,9 +30,8 @@ static char llvm_args[600];
 
 static void init_native(void)
 {
-    if (!jit_llvm_load())
-        return;
-    jit_llvm_init_native_target();
+    LLVMInitializeNativeTarget();
+    LLVMInitializeNativeAsmPrinter();
     LLVMInstallFatalErrorHandler(fatal_handler);
     /* Two of LLVM's passes cost far more than they give the codec's code, and
      * grow faster than linearly with a function's size (200 string fields in
@@ -66,14 +69,16 @@ static void init_native(void)
 
 static void init_all(void)
 {
-    if (jit_init_native())
-        jit_llvm_init_all_targets();
+    jit_init_native();
+    LLVMInitializeAllTargetInfos();
+    LLVMInitializeAllTargets();
+    LLVMInitializeAllTargetMCs();
+    LLVMInitializeAllAsmPrinters();
 }
 
-bool jit_init_native(void)
+void jit_init_native(void)
 {
     pthread_once(&native_once, init_native);
-    return jit_llvm_load();
 }
 
 static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
@@ -81,8 +86,7 @@ static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
 /* A loop, a call, loads and stores, a switch: the shapes the codec's code has. */
 static void warm_up(void)
 {
-    if (!jit_init_native())
-        return;
+    jit_init_native();
     jit_target target = {.object = true};
     LLVMTargetMachineRef tm = jit_target_machine(&target, NULL, NULL, NULL, NULL, 0);
     if (!tm)
@@ -146,10 +150,9 @@ void jit_warm_up(void)
     pthread_once(&warm_once, warm_up);
 }
 
-bool jit_init_all_targets(void)
+void jit_init_all_targets(void)
 {
     pthread_once(&all_once, init_all);
-    return jit_llvm_load();
 }
 
 double jit_now_ms(void)
@@ -395,7 +398,7 @@ void jit_pass_pipeline(int opt_level, char *buf, size_t size)
 
 const char *jit_llvm_args(void)
 {
-    jit_init_native(); /* the options are set there; without LLVM there are none */
+    jit_init_native();
     return llvm_args;
 }
 

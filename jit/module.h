@@ -7,16 +7,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "llvm.h"
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/TargetMachine.h>
 
 #include "emit.h"
 
-/* LLVM set-up, once per process: libLLVM loaded (jit/llvm.h), then the host
- * target (JIT) or every target LLVM was built with (AOT cross-compilation).
- * Thread-safe. False if libLLVM cannot be loaded (jit_llvm_error says why):
- * nothing may call LLVM then. */
-bool jit_init_native(void);
-bool jit_init_all_targets(void);
+/* LLVM set-up, once per process: the host target (JIT) or every target LLVM was
+ * built with (AOT cross-compilation). Thread-safe. */
+void jit_init_native(void);
+void jit_init_all_targets(void);
 
 /* A codec's code comes in six independent units (no function of one calls
  * another's): the JIT compiles and installs them separately, in parallel or in

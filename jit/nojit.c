@@ -10,11 +10,6 @@ bool fbe_jit_available(void)
     return false;
 }
 
-const char *fbe_jit_unavailable_reason(void)
-{
-    return "fbe-c was built without LLVM";
-}
-
 fbe_codec *fbe_jit_compile(const struct fbe_schema *schema, const fbe_jit_options *opts,
                            fbe_status *status)
 {

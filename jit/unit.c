@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "llvm.h"
+#include <llvm-c/Object.h>
 
 #include "codec_impl.h"
 

@@ -10,7 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "llvm.h"
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
 
 #include "cache.h"
 #include "fbe/codec.h"

@@ -867,53 +867,12 @@ static void test_cache_key(void **state)
     fbe_schema_free(proto);
 }
 
-/* Whether this process has libLLVM mapped. */
-static bool llvm_mapped(void)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    assert_non_null(f);
-    char line[1024];
-    bool found = false;
-    while (!found && fgets(line, sizeof line, f))
-        found = strstr(line, "libLLVM") != NULL;
-    fclose(f);
-    return found;
-}
-
-/* libLLVM is loaded when the JIT first needs it (jit/llvm.h), not when the
- * program starts: the first test of this program, before anything asked for
- * LLVM. A background codec loads it on its compile thread. */
-static void test_llvm_on_demand(void **state)
-{
-    (void)state;
-    assert_false(llvm_mapped());
-    fbe_schema *schema = load_golden("proto");
-    fbe_status status;
-    fbe_codec *codec = fbe_jit_compile(schema, NULL, &status); /* background */
-    assert_non_null(codec);
-    assert_true(fbe_jit_wait(codec, -1));
-    if (fbe_jit_available()) {
-        fbe_jit_stats st = fbe_jit_codec_stats(codec);
-        assert_int_equal(st.failed, 0);
-        assert_true(st.functions > 0);
-        assert_true(llvm_mapped());
-        assert_string_equal(fbe_jit_unavailable_reason(), "");
-    } else {
-        assert_false(llvm_mapped());
-        assert_string_equal(fbe_jit_unavailable_reason(), "fbe-c was built without LLVM");
-    }
-    assert_exercise(schema, codec, 2, 930);
-    fbe_codec_free(codec);
-    fbe_schema_free(schema);
-}
-
 int main(void)
 {
     /* These tests are about compiling: a cache from the environment would turn
      * compilations into loads (tests pass their own cache_dir where they mean it). */
     unsetenv("FBE_JIT_CACHE_DIR");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_llvm_on_demand), /* first: nothing has loaded LLVM yet */
         cmocka_unit_test(test_compile_free_cycles),
         cmocka_unit_test(test_many_alive),
         cmocka_unit_test(test_threads),

@@ -227,8 +227,8 @@ fbe_codec *fbec_make_codec(const char *cmd, const fbec_args *args, const fbe_sch
     } else if (!codec) {
         const char *what = strcmp(b, "interp") == 0 ? "interpreter" : "JIT";
         if (st == FBE_UNSUPPORTED && !fbe_jit_available())
-            fprintf(stderr, "fbec %s: cannot create the %s codec: %s (use --backend interp or "
-                            "auto)\n", cmd, what, fbe_jit_unavailable_reason());
+            fprintf(stderr, "fbec %s: cannot create the %s codec: this fbec was built without "
+                            "LLVM (use --backend interp or auto)\n", cmd, what);
         else
             fprintf(stderr, "fbec %s: cannot create the %s codec: %s\n", cmd, what,
                     fbe_strerror(st));

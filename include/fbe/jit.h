@@ -95,16 +95,8 @@ typedef struct fbe_jit_stats {
     unsigned threads;   /* compile threads used */
 } fbe_jit_stats;
 
-/* True when the JIT can compile: the library was built with LLVM
- * (FBE_WITH_LLVM) and libLLVM loads. libLLVM is not linked but loaded when
- * first needed (by this call, an eager fbe_jit_compile or a background
- * compile thread), from the path fbe-c was built with or from the
- * environment's FBE_LLVM_LIBRARY; where it cannot be loaded, codecs are the
- * interpreter's. */
+/* True when the library was built with LLVM (FBE_WITH_LLVM). */
 bool fbe_jit_available(void);
-
-/* Why fbe_jit_available() is false: "" when it is true. */
-const char *fbe_jit_unavailable_reason(void);
 
 /* Compiles every struct of the schema (opts may be NULL: background mode, host
  * CPU). Without LLVM, or if an eager compilation fails, the result is an
