@@ -686,6 +686,16 @@ typedef struct mt_thread {
     unsigned index;
 } mt_thread;
 
+/* The multi-threaded test's client clock: monotonic, so that a step of the wall
+ * clock cannot expire its pending requests (see test_protocol_tcp.c). */
+static uint64_t mt_clock(void *ctx)
+{
+    (void)ctx;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
 static void *mt_requester(void *arg)
 {
     mt_thread *t = arg;
@@ -695,7 +705,7 @@ static void *mt_requester(void *arg)
         if (chat_request_Say(t->m->client, &s, 60000, mt_done, t->m) != FBE_OK)
             atomic_fetch_add(&t->m->others, 1);
         if (i % 50 == 0)
-            fbe_client_watchdog(t->m->client, fbe_timestamp_now());
+            fbe_client_watchdog(t->m->client, mt_clock(NULL));
     }
     return NULL;
 }
@@ -766,7 +776,7 @@ static void test_threads(void **state)
     atomic_init(&m.rejects, 0);
     atomic_init(&m.others, 0);
     atomic_init(&m.stop, false);
-    fbe_client_options co = {.sender = {.send = mt_send, .send_ctx = &m}};
+    fbe_client_options co = {.sender = {.send = mt_send, .send_ctx = &m}, .clock = mt_clock};
     m.client = fbe_client_create(p, &co, NULL);
     mt_server srv = {.m = &m};
     srv.rx = fbe_receiver_create(p, NULL, NULL);
@@ -785,9 +795,18 @@ static void test_threads(void **state)
     for (unsigned i = 0; i < THREADS; i++)
         pthread_join(th[i], NULL);
     size_t total = THREADS * PER_THREAD;
-    for (int wait = 0; wait < 20000; wait++) { /* at most ~20 s */
-        if (atomic_load(&m.responses) + atomic_load(&m.rejects) + atomic_load(&m.others) == total)
+    /* until everything is answered, or 60 s without progress (a hang, not a
+     * slow machine) */
+    size_t seen = 0;
+    double idle_end = now_seconds() + 60;
+    while (now_seconds() < idle_end) {
+        size_t done = atomic_load(&m.responses) + atomic_load(&m.rejects) + atomic_load(&m.others);
+        if (done == total)
             break;
+        if (done != seen) {
+            seen = done;
+            idle_end = now_seconds() + 60;
+        }
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
