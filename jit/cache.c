@@ -105,12 +105,24 @@ typedef struct hasher {
     uint64_t a, b;
 } hasher;
 
+/* Two lanes, FNV-1a-like and multiplicative, eight bytes a step (the cache
+ * hashes whole objects on every hit, jit_cache_load). Not cryptographic: keys
+ * and sums catch changes and damage, not an attacker (whoever can write the
+ * cache directory can write the program). */
 static void hash_bytes(hasher *h, const void *data, size_t n)
 {
     const uint8_t *p = data;
-    for (size_t i = 0; i < n; i++) {
-        h->a = (h->a ^ p[i]) * 0x100000001b3ull;                  /* FNV-1a */
-        h->b = (h->b + p[i] + 1) * 0x9e3779b97f4a7c15ull;          /* multiplicative */
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h->a = (h->a ^ w) * 0x100000001b3ull;
+        h->b = (h->b + w + 1) * 0x9e3779b97f4a7c15ull;
+        h->b ^= h->b >> 29;
+    }
+    for (; i < n; i++) {
+        h->a = (h->a ^ p[i]) * 0x100000001b3ull;
+        h->b = (h->b + p[i] + 1) * 0x9e3779b97f4a7c15ull;
         h->b ^= h->b >> 29;
     }
 }
@@ -201,72 +213,60 @@ static char *entry_path(const char *dir, const jit_cache_key *key, const char *s
     return p;
 }
 
+/* A regular file that can hold an object and its trailer. */
+static bool entry_file(const char *path)
+{
+    struct stat st;
+    return path && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+           (size_t)st.st_size > sizeof(entry_trailer);
+}
+
 bool jit_cache_has(const char *dir, const jit_cache_key *key)
 {
     char *path = entry_path(dir, key, "");
-    struct stat st;
-    bool has = path && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-               (size_t)st.st_size > sizeof(entry_trailer);
+    bool has = entry_file(path);
     free(path);
     return has;
 }
 
-/* Not a cryptographic hash: it catches damage, not an attacker (whoever can
- * write the cache directory can write the program). Eight bytes a step. */
 static void entry_sum(const jit_cache_key *key, const char *data, size_t size, uint64_t out[2])
 {
-    uint64_t a = key->h[0] ^ size, b = key->h[1] + size;
-    size_t i = 0;
-    for (; i + 8 <= size; i += 8) {
-        uint64_t w;
-        memcpy(&w, data + i, 8);
-        a = (a ^ w) * 0x100000001b3ull;
-        b = (b + w) * 0x9e3779b97f4a7c15ull;
-        b ^= b >> 29;
-    }
-    for (; i < size; i++) {
-        a = (a ^ (uint8_t)data[i]) * 0x100000001b3ull;
-        b = (b + (uint8_t)data[i] + 1) * 0x9e3779b97f4a7c15ull;
-    }
-    out[0] = a ^ a >> 32;
-    out[1] = b ^ b >> 31;
+    hasher h = {key->h[0], key->h[1]};
+    hash_bytes(&h, &size, sizeof size);
+    hash_bytes(&h, data, size);
+    out[0] = h.a;
+    out[1] = h.b;
 }
 
 LLVMMemoryBufferRef jit_cache_load(const char *dir, const jit_cache_key *key)
 {
     char *path = entry_path(dir, key, "");
-    if (!path)
-        return NULL;
     LLVMMemoryBufferRef file = NULL, obj = NULL;
     char *msg = NULL;
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-        (size_t)st.st_size > sizeof(entry_trailer) &&
-        LLVMCreateMemoryBufferWithContentsOfFile(path, &file, &msg))
+    if (entry_file(path) && LLVMCreateMemoryBufferWithContentsOfFile(path, &file, &msg))
         file = NULL;
     if (msg)
         LLVMDisposeMessage(msg);
-    /* the copy is what is checked and loaded: LLVM may map the file, which
-     * another process could change between the check and the load */
+    /* The copy is what is checked and loaded (LLVM may map the file, which
+     * another process could change meanwhile); the file may have shrunk since
+     * the stat. */
+    entry_trailer t;
     size_t size = file ? LLVMGetBufferSize(file) : 0;
-    if (size > sizeof(entry_trailer)) {
-        size -= sizeof(entry_trailer);
+    if (size > sizeof t) {
+        size -= sizeof t;
+        memcpy(&t, LLVMGetBufferStart(file) + size, sizeof t);
         obj = LLVMCreateMemoryBufferWithMemoryRangeCopy(LLVMGetBufferStart(file), size, path);
     }
-    entry_trailer t;
-    if (obj)
-        memcpy(&t, LLVMGetBufferStart(file) + size, sizeof t);
     if (file)
         LLVMDisposeMemoryBuffer(file);
     free(path);
-    if (!obj)
-        return NULL;
     uint64_t sum[2];
-    entry_sum(key, LLVMGetBufferStart(obj), size, sum);
-    if (memcmp(t.magic, trailer_magic, sizeof t.magic) != 0 || t.size != size ||
-        t.sum[0] != sum[0] || t.sum[1] != sum[1]) {
+    if (obj)
+        entry_sum(key, LLVMGetBufferStart(obj), size, sum);
+    if (obj && (memcmp(t.magic, trailer_magic, sizeof t.magic) != 0 || t.size != size ||
+                t.sum[0] != sum[0] || t.sum[1] != sum[1])) {
         LLVMDisposeMemoryBuffer(obj);
-        return NULL;
+        obj = NULL;
     }
     return obj;
 }

@@ -642,7 +642,7 @@ static void test_llvm_helper(void **state)
     assert_int_equal(run_command(cmd, &out), 0);
     free(out);
     assert_non_null(realpath(lonely, real));
-    char program[600];
+    static char program[600]; /* fbec_program outlives a failing assertion */
     snprintf(program, sizeof program, "%s/fbec", lonely);
     fbec_program = program;
     const char *ta = type_args("proto", "Account");

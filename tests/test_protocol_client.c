@@ -686,16 +686,6 @@ typedef struct mt_thread {
     unsigned index;
 } mt_thread;
 
-/* The multi-threaded test's client clock: monotonic, so that a step of the wall
- * clock cannot expire its pending requests (see test_protocol_tcp.c). */
-static uint64_t mt_clock(void *ctx)
-{
-    (void)ctx;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
-}
-
 static void *mt_requester(void *arg)
 {
     mt_thread *t = arg;
@@ -705,7 +695,7 @@ static void *mt_requester(void *arg)
         if (chat_request_Say(t->m->client, &s, 60000, mt_done, t->m) != FBE_OK)
             atomic_fetch_add(&t->m->others, 1);
         if (i % 50 == 0)
-            fbe_client_watchdog(t->m->client, mt_clock(NULL));
+            fbe_client_watchdog(t->m->client, monotonic_ns(NULL));
     }
     return NULL;
 }
@@ -776,7 +766,7 @@ static void test_threads(void **state)
     atomic_init(&m.rejects, 0);
     atomic_init(&m.others, 0);
     atomic_init(&m.stop, false);
-    fbe_client_options co = {.sender = {.send = mt_send, .send_ctx = &m}, .clock = mt_clock};
+    fbe_client_options co = {.sender = {.send = mt_send, .send_ctx = &m}, .clock = monotonic_ns};
     m.client = fbe_client_create(p, &co, NULL);
     mt_server srv = {.m = &m};
     srv.rx = fbe_receiver_create(p, NULL, NULL);

@@ -373,17 +373,6 @@ static void on_said(void *ctx, const chat_Said *m)
         cs->said_text_ok++;
 }
 
-/* The client's clock: monotonic, so that a step of the wall clock (an NTP
- * correction, a virtual machine resumed) cannot expire every pending request
- * at once, as fbe_timestamp_now's UTC can (fbe_client_options.clock). */
-static uint64_t monotonic_ns(void *ctx)
-{
-    (void)ctx;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
-}
-
 /* One round of socket I/O for the client: flush what is pending, read what came. */
 static bool client_io(client_state *cs, int timeout_ms)
 {

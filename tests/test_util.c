@@ -135,6 +135,14 @@ int rm_rf(const char *dir)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+uint64_t monotonic_ns(void *ctx)
+{
+    (void)ctx;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
 double now_seconds(void)
 {
     struct timespec ts;

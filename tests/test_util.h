@@ -72,6 +72,12 @@ int rm_rf(const char *dir);
 /* Seconds on the monotonic clock (for time budgets and reports). */
 double now_seconds(void);
 
+/* Nanoseconds on the monotonic clock, as a protocol client's clock
+ * (fbe_client_options.clock; ctx unused): a step of the wall clock (an NTP
+ * correction, a virtual machine resumed) cannot expire every pending request
+ * at once, as fbe_timestamp_now's UTC can. */
+uint64_t monotonic_ns(void *ctx);
+
 /* A growing heap string (free t.s) and printf onto its end. */
 typedef struct text_buf {
     char *s;

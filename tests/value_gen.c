@@ -202,10 +202,10 @@ static void gen_blob(uint64_t *s, fbe_arena *arena, bool text, const void **data
         return;
     }
     uint8_t *p = alloc_or_die(arena, n + 1);
-    uint32_t mode = below(s, text ? 3 : 2);
+    enum { RAW, PRINTABLE, UTF8 } mode = below(s, text ? 3 : 2);
     size_t i = 0;
     while (i < n) {
-        if (mode == 2) {
+        if (mode == UTF8) { /* a code point that does not fit ends in printable bytes */
             size_t k = put_code_point(s, p + i, n - i);
             if (k) {
                 i += k;
@@ -213,7 +213,7 @@ static void gen_blob(uint64_t *s, fbe_arena *arena, bool text, const void **data
             }
         }
         uint8_t c = (uint8_t)gen_rand(s);
-        p[i++] = mode ? (uint8_t)(' ' + c % 95) : c;
+        p[i++] = mode == RAW ? c : (uint8_t)(' ' + c % 95);
     }
     if (text && utf8_valid_prefix(p, n) != n) {
         if (gen_made.not_utf8 < GEN_BAD_MAX) {
